@@ -1,0 +1,37 @@
+"""The `cinqmille` command line: thin Click commands over the library.
+
+Each command lives in its own module of this package and is registered here.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from .. import __version__
+
+#: (module, command name) of every command; a module defines a Click command named `command`.
+COMMANDS: tuple[tuple[str, str], ...] = (
+    ("rules_cmd", "rules"),
+    ("odds_cmd", "odds"),
+)
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported only when used (fast start-up)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for _, name in COMMANDS]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        for module, name in COMMANDS:
+            if name == cmd_name:
+                return importlib.import_module(f"{__name__}.{module}").command
+        return None
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="cinqmille")
+def main() -> None:
+    """Optimal play for the dice game 5000: rules, odds, solving and advice."""

@@ -1,0 +1,38 @@
+"""`cinqmille odds`: bust, full-hand and mean best-keep figures for each number of dice."""
+
+from __future__ import annotations
+
+import click
+
+from ..dice import odds
+from .common import emit_json, friendly_errors, json_option, resolve_rules, rules_option
+
+
+@click.command("odds")
+@rules_option
+@json_option
+@friendly_errors
+def command(rules_spec: str, as_json: bool) -> None:
+    """Chance to bust, chance that every die scores, and mean points of the best keep."""
+    rules = resolve_rules(rules_spec)
+    rows = odds(rules)
+    if as_json:
+        emit_json({
+            "rules": rules.name,
+            "dice": {
+                str(row.n): {
+                    "bust": float(row.bust),
+                    "bust_exact": f"{row.bust.numerator}/{row.bust.denominator}",
+                    "full_hand": float(row.full_hand),
+                    "mean_best": row.mean_best,
+                }
+                for row in rows
+            },
+        })
+        return
+    click.echo(f"Odds of one roll under '{rules.name}' (exact fractions of 6^n):")
+    click.echo(f"{'dice':>4}  {'bust':>18}  {'every die scores':>16}  {'mean best keep':>14}")
+    for row in rows:
+        bust = f"{float(row.bust):6.2%} ({row.bust.numerator * 6**row.n // row.bust.denominator}/{6**row.n})"
+        click.echo(f"{row.n:>4}  {bust:>18}  {float(row.full_hand):>16.2%}  {row.mean_best:>14.1f}")
+    click.echo("A bust scores 0; an instant win counts as the goal.")

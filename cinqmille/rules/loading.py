@@ -1,0 +1,331 @@
+"""Presets, TOML files, validation and the canonical form of a `Rules`.
+
+A ruleset is named either by a preset (`standard`) or by a TOML file path. A
+file may start from a preset with `base = "standard"` and override any key.
+Every error is a `RulesError` whose message names the file and the key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from dataclasses import replace
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..errors import CinqmilleError
+from .model import FinalStretch, Rules, ZeroTurns
+
+PRESET_NAMES: tuple[str, ...] = ("standard", "wikipedia", "house", "sheet", "six-dice", "ten-thousand")
+DEFAULT_RULES = "standard"
+
+_FLAT_KEYS = {
+    "dice", "goal", "end", "opening", "min_bank", "multiples", "straights", "full_house",
+    "five_ones", "five_fives", "split_combinations", "must_keep_triples", "all_scoring_roll",
+    "hot_dice", "rule_of_50", "take_over", "last_round", "crosses", "bust_strikes_last_score",
+    "ties", "prediction",
+}
+_TABLE_KEYS = {"single", "triple", "final_stretch", "zero_turns"}
+_META_KEYS = {"name", "description", "base"}
+_CHOICES = {
+    "end": ("reach", "exact"),
+    "multiples": ("additive", "linear", "doubling"),
+    "all_scoring_roll": ("free", "keep_all_and_roll"),
+    "hot_dice": ("optional", "mandatory"),
+    "ties": ("off", "knock_back", "deadly"),
+}
+_BOOLS = {
+    "split_combinations", "must_keep_triples", "rule_of_50", "take_over", "last_round",
+    "crosses", "bust_strikes_last_score", "prediction",
+}
+
+
+class RulesError(CinqmilleError):
+    """A ruleset that cannot be read or does not make sense; the message is one line."""
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class _Checker:
+    """Collects the key path for error messages."""
+
+    def __init__(self, source: str):
+        self.source = source
+
+    def fail(self, key: str, message: str) -> RulesError:
+        return RulesError(f"{self.source}: key '{key}': {message}")
+
+    def points(self, key: str, value: Any, *, positive: bool = False) -> int:
+        if not _is_int(value):
+            raise self.fail(key, f"expected a whole number of points, got {value!r}")
+        if value < 0 or (positive and value == 0):
+            raise self.fail(key, f"expected {'a positive' if positive else 'a non-negative'} number of points, got {value}")
+        if value % 50:
+            raise self.fail(key, f"points must be a multiple of 50, got {value}")
+        return value
+
+    def boolean(self, key: str, value: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(key, f"expected true or false, got {value!r}")
+        return value
+
+    def choice(self, key: str, value: Any, choices: tuple[str, ...]) -> str:
+        if not isinstance(value, str) or value not in choices:
+            raise self.fail(key, f"expected one of {', '.join(choices)}, got {value!r}")
+        return value
+
+
+def preset_path(name: str) -> Path:
+    """The installed TOML file of preset `name`."""
+    return Path(str(resources.files("cinqmille.data").joinpath("presets", f"{name}.toml")))
+
+
+def _read_toml(path: Path, source: str) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RulesError(f"{source}: no such preset or file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RulesError(f"{source}: cannot read the file ({exc.__class__.__name__}: {exc})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesError(f"{source}: not valid TOML ({exc})") from None
+
+
+def _apply(rules: Rules, data: dict[str, Any], check: _Checker) -> Rules:
+    """Return `rules` with the keys of one TOML document applied, each checked."""
+    changes: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in _META_KEYS:
+            if key != "base" and not isinstance(value, str):
+                raise check.fail(key, f"expected a string, got {value!r}")
+            if key in ("name", "description"):
+                changes[key] = value
+        elif key in _BOOLS:
+            changes[key] = check.boolean(key, value)
+        elif key in _CHOICES:
+            changes[key] = check.choice(key, value, _CHOICES[key])
+        elif key == "dice":
+            if not _is_int(value) or value not in (5, 6):
+                raise check.fail(key, f"the game is played with 5 or 6 dice, got {value!r}")
+            changes[key] = value
+        elif key in ("goal",):
+            changes[key] = check.points(key, value, positive=True)
+        elif key in ("opening", "min_bank", "straights", "full_house"):
+            if value is False and key in ("straights", "full_house"):
+                value = 0
+            changes[key] = check.points(key, value)
+        elif key in ("five_ones", "five_fives"):
+            if isinstance(value, str):
+                changes[key] = check.choice(key, value, ("win", "multiples"))
+            else:
+                changes[key] = check.points(key, value, positive=True)
+        elif key == "single":
+            if not isinstance(value, dict):
+                raise check.fail(key, "expected a table with keys 1 and 5")
+            for face, points in value.items():
+                if face not in ("1", "5"):
+                    raise check.fail(f"single.{face}", "only 1s and 5s score as single dice")
+                changes[f"single_{face}"] = check.points(f"single.{face}", points)
+        elif key == "triple":
+            if not isinstance(value, dict):
+                raise check.fail(key, "expected a table with keys 1 to 6")
+            triples = list(changes.get("triples", rules.triples))
+            for face, points in value.items():
+                if face not in ("1", "2", "3", "4", "5", "6"):
+                    raise check.fail(f"triple.{face}", "faces are 1 to 6")
+                triples[int(face) - 1] = check.points(f"triple.{face}", points, positive=True)
+            changes["triples"] = tuple(triples)
+        elif key == "final_stretch":
+            changes[key] = _final_stretch(value, rules.final_stretch, check)
+        elif key == "zero_turns":
+            changes[key] = _zero_turns(value, rules.zero_turns, check)
+        else:
+            raise check.fail(key, "unknown key")
+    return replace(rules, **changes)
+
+
+def _final_stretch(value: Any, current: FinalStretch | None, check: _Checker) -> FinalStretch | None:
+    if value is False:
+        return None
+    if not isinstance(value, dict):
+        raise check.fail("final_stretch", "expected false or a table {from = POINTS, cap = BOOL}")
+    base = current or FinalStretch()
+    start, cap = base.start, base.cap
+    for key, item in value.items():
+        if key == "from":
+            start = check.points("final_stretch.from", item, positive=True)
+        elif key == "cap":
+            cap = check.boolean("final_stretch.cap", item)
+        else:
+            raise check.fail(f"final_stretch.{key}", "unknown key")
+    return FinalStretch(start=start, cap=cap)
+
+
+def _zero_turns(value: Any, current: ZeroTurns | None, check: _Checker) -> ZeroTurns | None:
+    if value is False:
+        return None
+    if not isinstance(value, dict):
+        raise check.fail("zero_turns", "expected false or a table {count = N, to = \"zero\"|\"previous\"|-POINTS}")
+    base = current or ZeroTurns()
+    count, to = base.count, base.to
+    for key, item in value.items():
+        if key == "count":
+            if not _is_int(item) or item < 1:
+                raise check.fail("zero_turns.count", f"expected a whole number of turns >= 1, got {item!r}")
+            count = item
+        elif key == "to":
+            if isinstance(item, str):
+                to = check.choice("zero_turns.to", item, ("zero", "previous"))
+            elif _is_int(item) and item < 0:
+                check.points("zero_turns.to", -item, positive=True)
+                to = item
+            else:
+                raise check.fail("zero_turns.to", f"expected \"zero\", \"previous\" or a negative number of points, got {item!r}")
+        else:
+            raise check.fail(f"zero_turns.{key}", "unknown key")
+    return ZeroTurns(count=count, to=to)
+
+
+def validate(rules: Rules, source: str) -> Rules:
+    """Check the settings against each other; return `rules` or raise `RulesError`."""
+    check = _Checker(source)
+    if rules.opening >= rules.goal:
+        raise check.fail("opening", f"the opening ({rules.opening}) must be below the goal ({rules.goal})")
+    if rules.min_bank >= rules.goal:
+        raise check.fail("min_bank", f"the minimum bank ({rules.min_bank}) must be below the goal ({rules.goal})")
+    if rules.single_1 == 0 and rules.single_5 == 0 and not any(rules.triples):
+        raise check.fail("single", "no die can ever score")
+    if rules.final_stretch is not None:
+        start = rules.final_stretch.start
+        if not rules.opening < start < rules.goal:
+            raise check.fail("final_stretch.from", f"must lie between the opening ({rules.opening}) and the goal ({rules.goal}), got {start}")
+    if rules.rule_of_50 and rules.goal % 100:
+        raise check.fail("rule_of_50", f"with the rule of 50 a goal ending in 50 ({rules.goal}) can never be banked")
+    if rules.prediction and rules.dice != 5:
+        raise check.fail("prediction", "the prediction of the last two dice is a 5-dice rule")
+    if rules.zero_turns is not None and rules.zero_turns.to == "previous" and rules.crosses:
+        raise check.fail("zero_turns", "zero_turns and crosses are two penalty systems for the same scoreless turns; choose one")
+    return rules
+
+
+def _resolve(spec: str, seen: tuple[str, ...]) -> Rules:
+    if spec in seen:
+        raise RulesError(f"{spec}: 'base' chain loops back on itself")
+    if spec in PRESET_NAMES:
+        path, source, is_preset = preset_path(spec), f"preset {spec}", True
+    else:
+        path, source, is_preset = Path(spec), spec, False
+        if not path.suffix and not path.exists():
+            raise RulesError(f"{spec}: unknown preset (known: {', '.join(PRESET_NAMES)}) and no such file")
+    data = _read_toml(path, source)
+    check = _Checker(source)
+    base = data.get("base")
+    if base is None:
+        rules = Rules()
+    elif not isinstance(base, str):
+        raise check.fail("base", f"expected a preset name or a file path, got {base!r}")
+    else:
+        if base not in PRESET_NAMES and not Path(base).is_absolute():
+            base = str((path.parent / base)) if (path.parent / base).exists() else base
+        try:
+            rules = _resolve(base, seen + (spec,))
+        except RulesError as exc:
+            raise check.fail("base", str(exc)) from None
+    if "name" not in data:
+        data = {**data, "name": spec if is_preset else path.stem}
+    if "description" not in data and not is_preset:
+        data = {**data, "description": f"{rules.name} with the changes of {path.name}"}
+    rules = _apply(rules, data, check)
+    return validate(rules, source)
+
+
+def load_rules(spec: str | Rules | None = None) -> Rules:
+    """The ruleset named by a preset name, a TOML path, or a `Rules` (returned as is)."""
+    if isinstance(spec, Rules):
+        return spec
+    return _resolve(spec or DEFAULT_RULES, ())
+
+
+def rules_from_dict(data: dict[str, Any], source: str = "<dict>") -> Rules:
+    """A ruleset from a dictionary shaped like a TOML file (`base` allowed)."""
+    base = data.get("base")
+    rules = load_rules(base) if isinstance(base, str) else Rules()
+    return validate(_apply(rules, data, _Checker(source)), source)
+
+
+def preset_descriptions() -> dict[str, str]:
+    """Name and one-line description of every preset."""
+    return {name: load_rules(name).description for name in PRESET_NAMES}
+
+
+def to_dict(rules: Rules) -> dict[str, Any]:
+    """The full resolved ruleset, shaped like a TOML file (tables last)."""
+    out: dict[str, Any] = {
+        "name": rules.name,
+        "description": rules.description,
+        "dice": rules.dice,
+        "goal": rules.goal,
+        "end": rules.end,
+        "opening": rules.opening,
+        "min_bank": rules.min_bank,
+        "multiples": rules.multiples,
+        "straights": rules.straights,
+        "full_house": rules.full_house,
+        "five_ones": rules.five_ones,
+        "five_fives": rules.five_fives,
+        "split_combinations": rules.split_combinations,
+        "must_keep_triples": rules.must_keep_triples,
+        "all_scoring_roll": rules.all_scoring_roll,
+        "hot_dice": rules.hot_dice,
+        "rule_of_50": rules.rule_of_50,
+        "take_over": rules.take_over,
+        "last_round": rules.last_round,
+        "crosses": rules.crosses,
+        "bust_strikes_last_score": rules.bust_strikes_last_score,
+        "ties": rules.ties,
+        "prediction": rules.prediction,
+        "final_stretch": False if rules.final_stretch is None
+        else {"from": rules.final_stretch.start, "cap": rules.final_stretch.cap},
+        "zero_turns": False if rules.zero_turns is None
+        else {"count": rules.zero_turns.count, "to": rules.zero_turns.to},
+        "single": {"1": rules.single_1, "5": rules.single_5},
+        "triple": {str(face): rules.triple(face) for face in range(1, 7)},
+    }
+    return out
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def to_toml(rules: Rules) -> str:
+    """The full resolved ruleset as TOML text that `load_rules` reads back to the same value."""
+    lines, tables = [], []
+    for key, value in to_dict(rules).items():
+        if isinstance(value, dict):
+            tables.append((key, value))
+        else:
+            lines.append(f"{key} = {_toml_value(value)}")
+    for key, table in tables:
+        lines.append("")
+        lines.append(f"[{key}]")
+        lines.extend(f"{k} = {_toml_value(v)}" for k, v in table.items())
+    return "\n".join(lines) + "\n"
+
+
+def content_key(rules: Rules) -> str:
+    """A hash of everything that changes play (not the name or description)."""
+    data = to_dict(rules)
+    del data["name"], data["description"]
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:20]

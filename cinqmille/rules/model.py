@@ -1,0 +1,113 @@
+"""The `Rules` value: every parameter of the rule book (RULES.md sections 2 to 5).
+
+A `Rules` is frozen and hashable; `standard` defaults are the field defaults.
+It knows nothing of dice or solving: `cinqmille.dice` reads it to build the
+scoring tables, the engine and the solver read it for everything else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Union
+
+Multiples = Literal["additive", "linear", "doubling"]
+End = Literal["reach", "exact"]
+AllScoringRoll = Literal["free", "keep_all_and_roll"]
+HotDice = Literal["optional", "mandatory"]
+Ties = Literal["off", "knock_back", "deadly"]
+FiveOfAKind = Union[Literal["win", "multiples"], int]
+ZeroTurnsTo = Union[Literal["zero", "previous"], int]
+
+#: Default values of a triple of each face 1..6.
+DEFAULT_TRIPLES: tuple[int, ...] = (1000, 200, 300, 400, 500, 600)
+
+
+@dataclass(frozen=True)
+class FinalStretch:
+    """`final_stretch`: at or above `start` a turn counts only if it reaches the goal."""
+
+    start: int = 4000
+    cap: bool = True
+
+
+@dataclass(frozen=True)
+class ZeroTurns:
+    """`zero_turns`: after `count` scoreless turns in a row, fall back (`to`)."""
+
+    count: int = 3
+    to: ZeroTurnsTo = "zero"
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One ruleset of 5000; field names follow RULES.md, points are real points."""
+
+    name: str = "standard"
+    description: str = ""
+    dice: int = 5
+    goal: int = 5000
+    end: End = "reach"
+    opening: int = 750
+    min_bank: int = 0
+    single_1: int = 100
+    single_5: int = 50
+    triples: tuple[int, ...] = DEFAULT_TRIPLES
+    multiples: Multiples = "additive"
+    straights: int = 1500
+    full_house: int = 0
+    five_ones: FiveOfAKind = "win"
+    five_fives: FiveOfAKind = 5000
+    split_combinations: bool = True
+    must_keep_triples: bool = False
+    all_scoring_roll: AllScoringRoll = "free"
+    hot_dice: HotDice = "optional"
+    rule_of_50: bool = False
+    take_over: bool = False
+    last_round: bool = False
+    final_stretch: FinalStretch | None = None
+    zero_turns: ZeroTurns | None = None
+    crosses: bool = False
+    bust_strikes_last_score: bool = False
+    ties: Ties = "off"
+    prediction: bool = False
+    extra: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
+
+    # -- derived facts used everywhere -------------------------------------------
+    def triple(self, face: int) -> int:
+        """Value of three of a kind of `face` (1..6)."""
+        return self.triples[face - 1]
+
+    def single(self, face: int) -> int:
+        """Value of a single die of `face` (0 for faces that never score alone)."""
+        if face == 1:
+            return self.single_1
+        if face == 5:
+            return self.single_5
+        return 0
+
+    @property
+    def can_bank_after_full_hand(self) -> bool:
+        """Whether a player with a full hand may bank instead of rolling all dice."""
+        return self.hot_dice == "optional" and self.all_scoring_roll == "free"
+
+    @property
+    def history_rules(self) -> tuple[str, ...]:
+        """Names of the active rules that need a score history (RULES.md section 5)."""
+        names = []
+        if self.zero_turns is not None and self.zero_turns.to == "previous":
+            names.append("zero_turns.to = previous")
+        if self.crosses:
+            names.append("crosses")
+        if self.bust_strikes_last_score:
+            names.append("bust_strikes_last_score")
+        if self.ties != "off":
+            names.append(f"ties = {self.ties}")
+        return tuple(names)
+
+    def can_bank(self, score: int, turn: int) -> bool:
+        """Whether a player with banked `score` may bank `turn` points (opening, min_bank)."""
+        if turn <= 0:
+            return False
+        if score == 0 and self.opening > 0:
+            return turn >= self.opening
+        return turn >= self.min_bank

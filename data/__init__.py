@@ -1,0 +1,1 @@
+"""Ruleset presets and small reference data, installed as cinqmille.data."""
