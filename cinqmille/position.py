@@ -1,0 +1,56 @@
+"""A position at the table, validated against a ruleset in one place.
+
+`Position(me, opp, turn, dice)`: banked scores of the player to move and of the
+opponent (0 = not opened when the ruleset has an opening), the turn points set
+aside so far, and the dice in hand (None = all the dice, the start of a turn).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import CinqmilleError
+from .rules import Rules
+
+
+class PositionError(CinqmilleError):
+    """A position that cannot occur under the ruleset."""
+
+
+@dataclass(frozen=True)
+class Position:
+    """Banked scores, turn points and dice in hand of the player to move (real points)."""
+
+    me: int
+    opp: int
+    turn: int = 0
+    dice: int | None = None
+
+    def hand(self, rules: Rules) -> int:
+        """Dice in hand (all the dice when not given)."""
+        return rules.dice if self.dice is None else self.dice
+
+    def validate(self, rules: Rules) -> "Position":
+        """Return the position if it can occur under `rules`, else raise `PositionError`."""
+        check_score(rules, self.me, "--me")
+        check_score(rules, self.opp, "--opp")
+        if self.turn < 0 or self.turn % 50:
+            raise PositionError(f"turn points must be a non-negative multiple of 50, got {self.turn}")
+        if self.dice is not None and not 1 <= self.dice <= rules.dice:
+            raise PositionError(f"dice in hand must be between 1 and {rules.dice} under '{rules.name}', got {self.dice}")
+        if rules.end == "exact" and self.me + self.turn > rules.goal:
+            raise PositionError(
+                f"under an exact end a turn cannot take {self.me} past the goal ({rules.goal}); got {self.turn} turn points")
+        return self
+
+
+def check_score(rules: Rules, score: int, label: str = "score") -> int:
+    """Validate a banked score under `rules`; return it."""
+    if score < 0 or score % 50:
+        raise PositionError(f"{label}: a score must be a non-negative multiple of 50, got {score}")
+    if score >= rules.goal:
+        raise PositionError(f"{label}: a score of {score} has already reached the goal ({rules.goal}); the game is over")
+    if rules.opening and 0 < score < rules.opening:
+        raise PositionError(
+            f"{label}: {score} is below the opening ({rules.opening}): a player is either not opened (0) or has at least {rules.opening}")
+    return score

@@ -1,0 +1,254 @@
+"""The turn kernel: one backward pass over turn points for many score pairs at once.
+
+Values inside a turn are kept *affine in the bust value* `L` of each pair:
+`value = A + B * L`, where `B` is the probability that the turn (played with the
+policy chosen at the current estimate `L0`) ends in a bust. The driver uses the
+pair `(A, B)` of the turn start for an exact Newton step on the bust 2-cycle.
+
+State layout, per pair row: a flat vector of `Tpad * D` turn states, state
+`(t, m)` (t turn points in units of 50, m dice in hand, 1..m..D) at index
+`t * D + (m - 1)`, followed by two slots: WIN (value 1) and BUST (value L).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..dice import dice_tables
+from ..rules import Rules
+
+UNIT = 50
+NEG = -np.inf
+
+
+@dataclass(frozen=True, eq=False)
+class KeepGraph:
+    """The keeps of every roll of 1..D dice, merged into roll classes, as flat arrays.
+
+    Rolls with the same set of keep outcomes `(points, dice in hand after, win)`
+    are one class, whose probability is the sum of theirs. Keeps are grouped by
+    class (`class_start`), classes by the number of dice rolled (`class_dice`).
+    """
+
+    dice: int
+    keep_units: np.ndarray  # (K,) points of the keep in units of 50
+    keep_next: np.ndarray  # (K,) dice in hand after (D after a full hand)
+    keep_win: np.ndarray  # (K,) the keep wins at once
+    keep_class: np.ndarray  # (K,) class of each keep
+    class_start: np.ndarray  # (C,) first keep of each class
+    class_prob: np.ndarray  # (C, D) probability of class c when rolling column+1 dice
+    bust_prob: np.ndarray  # (D,) probability to bust with n = 1..D dice
+    max_units: int  # largest keep in units
+
+
+def build_keep_graph(rules: Rules) -> KeepGraph:
+    """Merge the dice tables of `rules` into the kernel's keep graph."""
+    d = rules.dice
+    units, nxt, win, cls, starts, probs = [], [], [], [], [], []
+    bust = np.zeros(d)
+    for n, table in dice_tables(rules).items():
+        merged: dict[tuple, float] = {}
+        for r in range(len(table.ways)):
+            ks = table.keeps_of(r)
+            if not len(ks):
+                bust[n - 1] += table.prob[r]
+                continue
+            outcomes = set()
+            for k in ks:
+                left = int(table.keep_left[k])
+                is_win = bool(table.keep_win[k])
+                pts = 0 if is_win else int(table.keep_points[k]) // UNIT
+                outcomes.add((pts, left if left else d, is_win))
+            key = tuple(sorted(outcomes))
+            merged[key] = merged.get(key, 0.0) + float(table.prob[r])
+        for key, prob in merged.items():
+            c = len(starts)
+            starts.append(len(units))
+            row = np.zeros(d)
+            row[n - 1] = prob
+            probs.append(row)
+            for pts, nx, w in key:
+                units.append(pts)
+                nxt.append(nx)
+                win.append(w)
+                cls.append(c)
+    keep_units = np.array(units, dtype=np.int64)
+    return KeepGraph(
+        dice=d,
+        keep_units=keep_units,
+        keep_next=np.array(nxt, dtype=np.int64),
+        keep_win=np.array(win, dtype=bool),
+        keep_class=np.array(cls, dtype=np.int64),
+        class_start=np.array(starts, dtype=np.int64),
+        class_prob=np.array(probs).reshape(-1, d),
+        bust_prob=bust,
+        max_units=int(keep_units.max()),
+    )
+
+
+def roll_values(graph: KeepGraph, a_flat: np.ndarray, b_flat: np.ndarray, idx: np.ndarray,
+                l0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Value of rolling n = 1..D dice, as (A, B) of shape (rows, D), from successor slots `idx`.
+
+    For each roll class the best keep is chosen at `L = l0`; the class's (A, B)
+    are those of that keep. Also returns the chosen value of every class (rows, C).
+    """
+    ag = a_flat[:, idx]
+    bg = b_flat[:, idx]
+    vg = ag + bg * l0[:, None]
+    best = np.maximum.reduceat(vg, graph.class_start, axis=1)
+    chosen_b = np.maximum.reduceat(np.where(vg >= best[:, graph.keep_class], bg, NEG),
+                                   graph.class_start, axis=1)
+    chosen_a = best - chosen_b * l0[:, None]
+    roll_a = chosen_a @ graph.class_prob
+    roll_b = chosen_b @ graph.class_prob + graph.bust_prob[None, :]
+    return roll_a, roll_b, best
+
+
+@dataclass(frozen=True, eq=False)
+class BankTable:
+    """Affine value of banking at every (pair, t, m): A + B * L; A = -inf where not allowed."""
+
+    a: np.ndarray  # (P, T, D)
+    b: np.ndarray  # (P, T, D)
+
+
+class TurnKernel:
+    """Backward passes over one turn for a batch of score pairs.
+
+    `caps[p]` is the first turn total (units) from which pair p's states are
+    *terminal*: under `reach`, every bank from there wins; under `exact`, states
+    beyond `caps[p]` are overshoots (bust). Terminal values are filled in, not
+    iterated over layers.
+    """
+
+    def __init__(self, rules: Rules, graph: KeepGraph | None = None, win_value: float = 1.0):
+        self.rules = rules
+        self.win_value = win_value  # value of a won game: 1 for win chances, 0 turns left for the race
+        self.graph = graph or build_keep_graph(rules)
+        self.d = rules.dice
+        self.exact = rules.end == "exact"
+        self.period = 2 if rules.rule_of_50 else 1
+        self.full_bank = rules.can_bank_after_full_hand
+        g = self.graph
+        # terminal sub-model (reach only): states (parity, m), successors by parity shift
+        if not self.exact:
+            nterm = self.period * self.d
+            self.term_win, self.term_bust = nterm, nterm + 1
+            idx = np.empty((self.period, len(g.keep_units)), dtype=np.int64)
+            for par in range(self.period):
+                idx[par] = ((par + g.keep_units) % self.period) * self.d + (g.keep_next - 1)
+                idx[par, g.keep_win] = self.term_win
+            self.term_idx = idx
+
+    def flat_size(self, tpad: int) -> int:
+        """Length of one pair's flat state vector for `tpad` turn-point layers."""
+        return tpad * self.d + 2
+
+    def tpad_for(self, tmax: int) -> int:
+        """Layers needed so that every keep from a layer below `tmax` lands inside the table."""
+        return tmax + self.graph.max_units + self.period + 1
+
+    def terminal(self, scores: np.ndarray, l0: np.ndarray, iterations: int = 200) -> tuple[np.ndarray, np.ndarray]:
+        """(A, B) of shape (P, period, D): values of states past the cap under `reach`.
+
+        Past the cap every allowed bank wins; what remains are must-roll full
+        hands and (rule of 50) banks that would end in 50. Solved by fixed-point
+        iteration (a contraction: each must-roll hand busts or ends with some chance).
+        """
+        p = len(scores)
+        d, per = self.d, self.period
+        won = self.win_value
+        bank_a = np.full((per, d), won)
+        bank_b = np.zeros((per, d))
+        if not self.full_bank:
+            bank_a[:, d - 1] = NEG
+        if per == 2:
+            # parity 1: the new score would end in 50: a bank is a fault (worth a bust)
+            ok = bank_a[1] > NEG
+            bank_a[1, ok] = 0.0
+            bank_b[1, ok] = 1.0
+        if (bank_a == won).all():
+            return np.full((p, per, d), won), np.zeros((p, per, d))
+        ta = np.zeros((p, per * d + 2))
+        tb = np.zeros((p, per * d + 2))
+        ta[:, self.term_win] = won
+        tb[:, self.term_bust] = 1.0
+        ta[:, : per * d] = won
+        for _ in range(iterations):
+            new_a = np.empty((p, per, d))
+            new_b = np.empty((p, per, d))
+            for par in range(per):
+                ra, rb, _ = roll_values(self.graph, ta, tb, self.term_idx[par], l0)
+                take_bank = (bank_a[par] + bank_b[par] * l0[:, None]) >= ra + rb * l0[:, None]
+                new_a[:, par] = np.where(take_bank, bank_a[par], ra)
+                new_b[:, par] = np.where(take_bank, bank_b[par], rb)
+            delta = np.abs(new_a.reshape(p, -1) - ta[:, : per * d]).max() + \
+                np.abs(new_b.reshape(p, -1) - tb[:, : per * d]).max()
+            ta[:, : per * d] = new_a.reshape(p, -1)
+            tb[:, : per * d] = new_b.reshape(p, -1)
+            if delta < 1e-14:
+                break
+        return new_a, new_b
+
+    def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable, l0: np.ndarray,
+            keep_table: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """One backward pass for P pairs; returns (A, B) of the turn start (0 points, D dice).
+
+        Rows must be sorted by `caps` descending. `bank` covers layers 0..max(caps).
+        With `keep_table`, also returns the full (A, B) tables, shape (P, Tpad, D).
+        """
+        d = self.d
+        p = len(scores)
+        tmax = int(caps.max()) if p else 0
+        tpad = self.tpad_for(tmax)
+        size = self.flat_size(tpad)
+        win_slot, bust_slot = size - 2, size - 1
+        a = np.empty((p, tpad, d))
+        b = np.empty((p, tpad, d))
+        # fill padding (terminal) layers
+        layers = np.arange(tpad)
+        past = layers[None, :] >= caps[:, None] + (1 if self.exact else 0)  # (P, Tpad)
+        if self.exact:
+            a[past] = 0.0
+            b[past] = 1.0
+        else:
+            term_a, term_b = self.terminal(scores, l0)
+            par = (scores[:, None] + layers[None, :]) % self.period
+            rows = np.broadcast_to(np.arange(p)[:, None], par.shape)
+            a[past] = term_a[rows[past], par[past]]
+            b[past] = term_b[rows[past], par[past]]
+        a_flat = np.empty((p, size))
+        b_flat = np.empty((p, size))
+        a_flat[:, : tpad * d] = a.reshape(p, -1)
+        b_flat[:, : tpad * d] = b.reshape(p, -1)
+        a_flat[:, win_slot], b_flat[:, win_slot] = self.win_value, 0.0
+        a_flat[:, bust_slot], b_flat[:, bust_slot] = 0.0, 1.0
+        g = self.graph
+        base = g.keep_units * d + (g.keep_next - 1)
+        last = tmax if self.exact else tmax - 1
+        # number of active rows at each layer (rows sorted by cap descending)
+        # reach: layer t is real for caps > t; exact: for caps >= t
+        active_at = np.searchsorted(-caps, -np.arange(last + 1), side="right" if self.exact else "left")
+        for t in range(last, -1, -1):
+            k = int(active_at[t])
+            if k == 0:
+                continue
+            idx = base + t * d
+            idx[g.keep_win] = win_slot
+            av, bv = a_flat[:k], b_flat[:k]
+            lk = l0[:k]
+            ra, rb, _ = roll_values(g, av, bv, idx, lk)
+            ba = bank.a[:k, t]
+            bb = bank.b[:k, t]
+            take_bank = (ba + bb * lk[:, None]) >= (ra + rb * lk[:, None])
+            sl = slice(t * d, (t + 1) * d)
+            a_flat[:k, sl] = np.where(take_bank, ba, ra)
+            b_flat[:k, sl] = np.where(take_bank, bb, rb)
+        start = (d - 1)
+        if keep_table:
+            return (a_flat[:, start], b_flat[:, start],
+                    a_flat[:, : tpad * d].reshape(p, tpad, d), b_flat[:, : tpad * d].reshape(p, tpad, d))
+        return a_flat[:, start], b_flat[:, start], None, None

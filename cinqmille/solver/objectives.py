@@ -1,0 +1,90 @@
+"""The one-player objectives: `expected` points of one turn, and the `race` to the goal.
+
+expected
+    ``E(t, m) = max(t if banking is allowed, sum_r P(r) max_k E(t + p_k, m_k))``,
+    a bust worth 0 and an instant win worth the goal in points; solved for an
+    opened player (``min_bank``) and one not yet opened (``opening``). Goal and
+    end-of-game rules do not enter a single turn. Turn totals past
+    ``EXPECTED_SPAN`` times the goal are taken as banked at once (a must-roll
+    full hand there as rolled once), an approximation whose error is below the
+    chance of such a turn.
+race
+    ``R(s)``: the minimum expected number of turns for one player alone to go
+    from score ``s`` to the goal, with every banking and end rule. For a fixed
+    policy the turn is affine in the value of a scoreless turn, ``-R(s)``; the
+    fixed point ``R(s) = 1 + A + B R(s)`` is solved by Newton steps, scores in
+    decreasing order (a bank only raises the score).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rules import Rules
+from .grid import ScoreGrid
+from .kernel import UNIT, KeepGraph, TurnKernel, build_keep_graph
+
+EXPECTED_SPAN = 4
+
+
+def expected_turn(rules: Rules, graph: KeepGraph | None = None) -> np.ndarray:
+    """``E[opened, t, m-1]`` in points: the best expected points of the rest of a turn."""
+    g = graph or build_keep_graph(rules)
+    d = rules.dice
+    top = EXPECTED_SPAN * rules.goal // UNIT
+    tpad = top + g.max_units + 1
+    out = np.zeros((2, top + 1, d))
+    t_all = np.arange(tpad)
+    full_bank = rules.can_bank_after_full_hand
+    win_points = float(rules.goal)
+    for opened in (0, 1):
+        least = rules.min_bank // UNIT if opened else rules.opening // UNIT
+        least = max(least, 1)
+        value = np.zeros((tpad, d))
+        # past the span: bank at once (a must-roll full hand is rolled once, then banked)
+        value[:] = (t_all * UNIT)[:, None]
+        if not full_bank:
+            value[:, d - 1] *= 1.0 - g.bust_prob[d - 1]
+        idx_base = g.keep_units * d + (g.keep_next - 1)
+        for t in range(top, -1, -1):
+            flat = value.reshape(-1)
+            gathered = flat[idx_base + t * d]
+            gathered = np.where(g.keep_win, (t * UNIT) + win_points, gathered)
+            best = np.maximum.reduceat(gathered, g.class_start)
+            roll = best @ g.class_prob
+            bank = np.full(d, -np.inf)
+            if t >= least:
+                bank[:] = t * UNIT
+                if not full_bank and t > 0:
+                    bank[d - 1] = -np.inf
+            value[t] = np.maximum(bank, roll)
+        out[opened] = value[: top + 1]
+    return out
+
+
+def race_turns(rules: Rules, tol: float = 1e-12, kernel: TurnKernel | None = None,
+               max_iter: int = 100) -> tuple[np.ndarray, float]:
+    """``R[s]`` (units of 50, NaN for impossible scores): fewest expected turns to the goal; and the residual."""
+    grid = ScoreGrid.of(rules)
+    kernel = kernel or TurnKernel(rules, win_value=0.0)
+    goal = grid.goal
+    remaining = np.full(goal, np.nan)
+    start_value = np.full((goal, goal), np.nan)
+    worst = 0.0
+    for s in grid.scores[::-1]:
+        a = np.array([s])
+        caps = grid.cap(a)
+        bank = grid.bank_table(a, np.array([0]), int(caps.max()), start_value, win_value=0.0)
+        u = np.array([-float(np.nanmax(np.append(remaining, 1.0)))])  # -R(s) guess
+        res = np.inf
+        for _ in range(max_iter):
+            big_a, big_b, _, _ = kernel.run(a, caps, bank, u)
+            value = -1.0 + big_a + big_b * u
+            res = float(abs(value - u)[0])
+            if res <= tol * max(1.0, abs(float(u[0]))):
+                break
+            u = np.where(big_b < 1.0, (big_a - 1.0) / (1.0 - big_b), value)
+        worst = max(worst, res)
+        remaining[s] = -float(u[0])
+        start_value[0, s] = 1.0 + remaining[s]
+    return remaining, worst

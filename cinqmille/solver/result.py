@@ -1,0 +1,220 @@
+"""The immutable result of a solve, and every question it answers without solving again.
+
+A `SolveResult` for the `win` objective stores the turn-start table
+``W[a, b]``. Every other value follows from it exactly: the turn of one pair
+``(a, b)`` is one backward pass of the kernel with the bust value
+``L = 1 - W[b, a]`` and the bank values read from ``W``; no iteration is needed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Literal
+
+import numpy as np
+
+from ..dice import counts_of, dice_tables, faces_of
+from ..position import Position, PositionError
+from ..rules import Rules
+from .grid import ScoreGrid
+from .kernel import UNIT, TurnKernel
+
+Objective = Literal["win", "expected", "race"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One choice at a decision: bank/roll, or a keep followed by bank/roll, with its value."""
+
+    win: float  # value of the option (probability of winning for the win objective)
+    action: str | None = None  # "bank" or "roll" for a bank-or-roll decision
+    keep: tuple[int, ...] | None = None  # kept faces, sorted, for a keep decision
+    points: int | None = None  # points of the keep
+    then: str | None = None  # "bank", "roll" or "win" after the keep ("bust" for an overshoot)
+
+    def as_dict(self) -> dict:
+        """JSON-ready form (absent fields left out)."""
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+
+@dataclass(frozen=True, eq=False)
+class TurnTable:
+    """Values of every turn state of one score pair: ``V[t, m-1]`` for t in units of 50."""
+
+    me: int
+    opp: int
+    value: np.ndarray  # (Tpad, D) optimal value
+    bank: np.ndarray  # (Tpad, D) value of banking (-inf where not allowed)
+    roll: np.ndarray  # (Tpad, D) value of rolling the dice in hand
+    bust: float  # value of a bust
+    period: int  # layers past the cap repeat with this period
+    cap: int  # units; from here on states are terminal (reach) or overshoots (exact)
+    exact_end: bool
+
+    def at(self, turn_units: int, m: int) -> float:
+        """Optimal value with `turn_units` set aside and m dice in hand."""
+        return float(self.value[self._row(turn_units), m - 1])
+
+    def _row(self, t: int) -> int:
+        last = self.value.shape[0] - 1
+        if t <= last:
+            return t
+        if self.exact_end:
+            return last  # overshoot rows are all worth a bust
+        # past the cap every state repeats with the period (rule of 50 parity)
+        return last - (t - last) % self.period
+
+
+@dataclass(frozen=True, eq=False)
+class SolveResult:
+    """An immutable solve: values, ruleset, residual, timing; answers any position's question."""
+
+    rules: Rules
+    objective: Objective
+    values: np.ndarray  # win: W[a, b] (units of 50); expected: E[opened, t, m]; race: R[a]
+    residual: float
+    seconds: float
+    states: int
+    exact: bool
+    assumptions: tuple[str, ...]
+    solver_version: str
+    extra: dict = field(default_factory=dict)
+
+    # -- the win objective ---------------------------------------------------------
+    @cached_property
+    def grid(self) -> ScoreGrid:
+        return ScoreGrid.of(self.rules)
+
+    @cached_property
+    def kernel(self) -> TurnKernel:
+        return TurnKernel(self.rules)
+
+    @property
+    def first_player_win(self) -> float:
+        """Chance that the first player wins from the start of the game."""
+        self._need("win")
+        return float(self.values[0, 0])
+
+    def win_at_start(self, me: int, opp: int) -> float:
+        """Chance to win for the player about to start a turn, with banked `me` against `opp`."""
+        self._need("win")
+        return float(self.values[me // UNIT, opp // UNIT])
+
+    def turn_table(self, me: int, opp: int) -> TurnTable:
+        """Every turn state of the pair (me, opp), exactly, from the stored values."""
+        self._need("win")
+        return self._turn_table(me // UNIT, opp // UNIT)
+
+    def _turn_table(self, a: int, b: int) -> TurnTable:
+        cache = self.__dict__.setdefault("_tables", {})
+        if (a, b) in cache:
+            return cache[(a, b)]
+        grid, kernel = self.grid, self.kernel
+        aa = np.array([a])
+        caps = grid.cap(aa)
+        bust = 1.0 - float(self.values[b, a])
+        l0 = np.array([bust])
+        bank = grid.bank_table(aa, np.array([b]), int(caps.max()), self.values)
+        _, _, ta, tb = kernel.run(aa, caps, bank, l0, keep_table=True)
+        value = ta[0] + tb[0] * bust
+        tpad = value.shape[0]
+        bank_v = np.full(value.shape, -np.inf)
+        rows = min(tpad, bank.a.shape[1])
+        bank_v[:rows] = bank.a[0, :rows] + bank.b[0, :rows] * bust
+        roll_v = self._roll_values(value, bust)
+        table = TurnTable(a * UNIT, b * UNIT, value, bank_v, roll_v, bust, kernel.period,
+                          int(caps[0]), self.rules.end == "exact")
+        if len(cache) > 256:
+            cache.clear()
+        cache[(a, b)] = table
+        return table
+
+    def _roll_values(self, value: np.ndarray, bust: float) -> np.ndarray:
+        """Value of rolling at every (t, m) of a pair whose optimal values are `value`."""
+        g = self.kernel.graph
+        tpad, d = value.shape
+        flat = np.concatenate([value.reshape(-1), [self.kernel.win_value, bust]])
+        win_slot, bust_slot = tpad * d, tpad * d + 1
+        target = np.arange(tpad)[:, None] + g.keep_units[None, :]  # (T, K) turn units after the keep
+        last = tpad - 1
+        folded = np.where(target > last, last - (target - last) % self.kernel.period, target)
+        idx = folded * d + (g.keep_next - 1)[None, :]
+        if self.rules.end == "exact":
+            idx = np.where(target > last, bust_slot, idx)
+        idx[:, g.keep_win] = win_slot
+        gathered = flat[idx]  # (T, K)
+        best = np.maximum.reduceat(gathered, g.class_start, axis=1)
+        return best @ g.class_prob + g.bust_prob[None, :] * bust
+
+    def bank_or_roll(self, position: Position) -> list[Option]:
+        """Options of a bank-or-roll decision, best first (bank only when allowed)."""
+        self._need("win")
+        rules = self.rules
+        position.validate(rules)
+        m = position.hand(rules)
+        if position.turn == 0:
+            raise PositionError("with no turn points set aside the only move is to roll (give --turn)")
+        table = self.turn_table(position.me, position.opp)
+        row = table._row(position.turn // UNIT)
+        options = [Option(win=float(table.roll[row, m - 1]), action="roll")]
+        bank = float(table.bank[row, m - 1])
+        if bank > -np.inf:
+            options.append(Option(win=bank, action="bank"))
+        return sorted(options, key=lambda o: -o.win)
+
+    def keep_options(self, position: Position, roll: str | tuple[int, ...]) -> list[Option]:
+        """Every legal keep of a roll, with its value and the best action after it, best first."""
+        self._need("win")
+        rules = self.rules
+        position.validate(rules)
+        faces = parse_faces(roll, rules)
+        m_roll = len(faces)
+        if position.dice is not None and position.dice != m_roll:
+            raise PositionError(f"the roll has {m_roll} dice but {position.dice} are in hand")
+        table = self.turn_table(position.me, position.opp)
+        t0 = position.turn // UNIT
+        counts = counts_of(faces)
+        keeps = dice_tables(rules)[m_roll]
+        r = keeps.roll_index(counts)
+        options = []
+        for k in keeps.keeps_of(r):
+            kept = faces_of(tuple(int(x) for x in keeps.keep_dice[k]))
+            points = int(keeps.keep_points[k])
+            left = int(keeps.keep_left[k]) or rules.dice
+            if keeps.keep_win[k]:
+                options.append(Option(win=self.kernel.win_value, keep=kept, points=points, then="win"))
+                continue
+            t = t0 + points // UNIT
+            if rules.end == "exact" and position.me + t * UNIT > rules.goal:
+                options.append(Option(win=table.bust, keep=kept, points=points, then="bust"))
+                continue
+            row = table._row(t)
+            bank = float(table.bank[row, left - 1])
+            roll_v = float(table.roll[row, left - 1])
+            then = "bank" if bank >= roll_v else "roll"
+            options.append(Option(win=max(bank, roll_v), keep=kept, points=points, then=then))
+        if not options:
+            return []
+        return sorted(options, key=lambda o: (-o.win, -(o.points or 0)))
+
+    def _need(self, objective: str) -> None:
+        if self.objective != objective:
+            raise ValueError(f"this result is for the '{self.objective}' objective, not '{objective}'")
+
+
+def parse_faces(roll: str | tuple[int, ...] | list[int], rules: Rules) -> tuple[int, ...]:
+    """Faces from '1,5,3,3,2', '15332' or a sequence; checked against the ruleset."""
+    if isinstance(roll, str):
+        text = roll.replace(",", "").replace(" ", "").replace("-", "")
+        if not text or not text.isdigit():
+            raise PositionError(f"a roll is a list of faces 1 to 6 such as 1,5,3,3,2 or 15332; got {roll!r}")
+        faces = tuple(int(c) for c in text)
+    else:
+        faces = tuple(int(f) for f in roll)
+    bad = [f for f in faces if not 1 <= f <= 6]
+    if bad:
+        raise PositionError(f"faces must be between 1 and 6; got {bad[0]} in {roll!r}")
+    if not 1 <= len(faces) <= rules.dice:
+        raise PositionError(f"a roll has 1 to {rules.dice} dice under '{rules.name}'; got {len(faces)}")
+    return faces

@@ -1,0 +1,179 @@
+r"""The exact win-maximising solver for two players.
+
+Model
+=====
+Points are counted in units of 50. A *position* is ``(a, b, t, m)``: the banked
+score ``a`` of the player to move, the opponent's ``b`` (0 = not opened when the
+ruleset has an opening), the turn points ``t`` and the ``m`` dice in hand.
+``W(a, b)`` is the probability that the player to move wins from the start of
+a turn (``t = 0``, ``m = D``), both players playing to win.
+
+Actions: after a roll, a legal keep ``k`` (points ``p_k``, dice ``m_k`` in hand
+after, ``D`` after a full hand); then bank or roll. Banking is allowed when the
+rules allow it (opening, ``min_bank``, full hands under ``hot_dice``).
+
+Bellman equations, with ``L(a, b) = 1 - W(b, a)`` the value of a bust (the dice
+pass; scores unchanged):
+
+.. math::
+
+    V(a,b,t,m) &= \max\big(\mathrm{Bank}(a,b,t,m),\ \mathrm{Roll}(a,b,t,m)\big)\\
+    \mathrm{Roll}(a,b,t,m) &= P_\mathrm{bust}(m)\,L(a,b)
+        + \sum_{r} P(r) \max_{k \in K(r)} V(a,b,t+p_k,m_k)\\
+    \mathrm{Bank}(a,b,t,m) &= 1 - W(b, a + t) \quad (\text{or } 1 \text{ when } a + t \text{ wins})\\
+    W(a,b) &= \mathrm{Roll}(a,b,0,D)
+
+A keep that wins at once is worth 1; under ``end = exact`` a keep past the goal
+is an overshoot, worth ``L``. ``final_stretch`` (stopping short counts for
+nothing: worth ``L``; the cap moves the new score to ``from``) and
+``rule_of_50`` (a fault is worth ``L``) change only ``Bank``.
+
+How the cyclic game is solved
+=============================
+Within a turn the points only grow, so for a fixed ``L`` a turn is one
+backward pass over ``t`` (``TurnKernel``). Past a cap (every bank wins under
+``reach``; every keep overshoots under ``exact``) the states are terminal.
+
+Scores never fall in the rulesets solved exactly, so a bank moves to a pair
+with a larger sum ``a + b``: pairs are solved level by level in decreasing
+order of their sum. Inside a level, a bust links ``(a, b)`` to its mirror
+``(b, a)`` only. For a fixed policy the turn value is affine in the bust value,
+``W(a,b) = A + B L(a,b)``, with ``B`` the chance the turn ends in a bust; the
+pass returns ``(A, B)`` and the 2-cycle
+
+.. math::  W_p = A_p + B_p (1 - W_q), \qquad W_q = A_q + B_q (1 - W_p)
+
+is solved exactly: ``W_p = (A_p + B_p (1 - A_q - B_q)) / (1 - B_p B_q)``.
+This is a Newton (policy-iteration) step on the piecewise-linear fixed point;
+it is repeated with the policy re-chosen at the new ``L`` until the Bellman
+residual ``|W_p - (A_p + B_p L_p)|`` is below ``tol`` for every pair of the
+level (a plain value-iteration step is taken if Newton stalls).
+
+Stopping rule: a level is done when its residual is below ``tol`` (default
+1e-12); the residual reported is the largest over all levels. It is the exact
+Bellman residual of every state, since the other states of a turn are computed
+exactly from ``L`` and the values of larger sums.
+
+Rules that need a score history (crosses, struck-out scores, knock-back and
+deadly ties, ``zero_turns``), and ``last_round``, ``take_over`` and
+``prediction``, are not in this state: the solver then solves the relaxation
+without them and says so (``exact = False`` and the list of assumptions).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..rules import Rules
+from .grid import ScoreGrid
+from .kernel import TurnKernel
+
+Progress = Callable[[float], None]
+
+
+@dataclass(frozen=True)
+class LevelStats:
+    """Work done by the two-player driver."""
+
+    levels: int
+    passes: int
+    states: int
+    residual: float
+
+
+def relaxations(rules: Rules) -> tuple[str, ...]:
+    """What the two-player solver assumes away for `rules` (empty when it is exact)."""
+    out = []
+    for name in rules.history_rules:
+        out.append(f"{name}: needs a score history; solved as if the rule were off")
+    if rules.zero_turns is not None and rules.zero_turns.to != "previous":
+        out.append("zero_turns: scoreless-turn counters are not in the state; solved as if the rule were off")
+    if rules.last_round:
+        out.append("last_round: solved as if the first player to reach the goal won at once")
+    if rules.take_over:
+        out.append("take_over: solved as if take-overs were never offered")
+    if rules.prediction:
+        out.append("prediction: the solved policy never predicts")
+    return tuple(out)
+
+
+def level_pairs(grid: ScoreGrid, total: int) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs (a, b) of valid scores with a + b = total, sorted by a ascending."""
+    a = grid.scores[(grid.scores <= total)]
+    b = total - a
+    ok = np.array([grid.valid(int(x)) for x in b], dtype=bool) if len(a) else np.zeros(0, bool)
+    return a[ok], b[ok]
+
+
+def solve_level(kernel: TurnKernel, grid: ScoreGrid, a: np.ndarray, b: np.ndarray, w: np.ndarray,
+                tol: float, max_iter: int = 60) -> tuple[np.ndarray, float, int]:
+    """Solve the pairs of one level; returns their turn-start values, residual and passes."""
+    p = len(a)
+    caps = grid.cap(a)
+    order = np.argsort(-caps, kind="stable")
+    a, b, caps = a[order], b[order], caps[order]
+    # mirror of each row
+    pos = {(int(x), int(y)): i for i, (x, y) in enumerate(zip(a, b))}
+    mirror = np.array([pos[(int(y), int(x))] for x, y in zip(a, b)])
+    bank = grid.bank_table(a, b, int(caps.max()), w)
+    l0 = np.full(p, 0.5)
+    guess = w[b, a]  # values of a previous solve, if any (NaN otherwise)
+    l0 = np.where(np.isnan(guess), l0, 1.0 - np.nan_to_num(guess))
+    residual = np.inf
+    passes = 0
+    values = np.zeros(p)
+    for it in range(max_iter):
+        big_a, big_b, _, _ = kernel.run(a, caps, bank, l0)
+        passes += 1
+        values = big_a + big_b * l0
+        residual_vec = np.abs(values - (1.0 - l0[mirror]))
+        new_res = float(residual_vec.max())
+        if new_res <= tol:
+            residual = new_res
+            break
+        qa, qb = big_a[mirror], big_b[mirror]
+        denom = 1.0 - big_b * qb
+        if it < max_iter // 2 and new_res < residual * 0.999 + 1e-300 or it == 0:
+            safe = denom > 1e-15
+            newton = np.where(safe, (big_a + big_b * (1.0 - qa - qb)) / np.where(safe, denom, 1.0), values)
+            l0 = 1.0 - newton[mirror]
+        else:
+            l0 = 1.0 - values[mirror]  # plain value-iteration step
+        residual = new_res
+    out = np.empty(p)
+    out[order] = values
+    return out, residual, passes
+
+
+def solve_two_player(rules: Rules, tol: float = 1e-12, progress: Progress | None = None,
+                     kernel: TurnKernel | None = None) -> tuple[np.ndarray, LevelStats]:
+    """Turn-start win probabilities ``W[a, b]`` (units of 50, NaN for impossible scores)."""
+    grid = ScoreGrid.of(rules)
+    kernel = kernel or TurnKernel(rules)
+    g = grid.goal
+    w = np.full((g, g), np.nan)
+    top = 2 * (g - 1)
+    levels = passes = states = 0
+    worst = 0.0
+    start = time.perf_counter()
+    total_pairs = len(grid.scores) ** 2
+    done = 0
+    for total in range(top, -1, -1):
+        a, b = level_pairs(grid, total)
+        if not len(a):
+            continue
+        values, res, n = solve_level(kernel, grid, a, b, w, tol)
+        w[a, b] = values
+        levels += 1
+        passes += n
+        states += int((grid.cap(a) + 1).sum()) * rules.dice
+        worst = max(worst, res)
+        done += len(a)
+        if progress is not None:
+            progress(done / total_pairs)
+    del start
+    return w, LevelStats(levels=levels, passes=passes, states=states, residual=worst)
