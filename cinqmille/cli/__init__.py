@@ -6,6 +6,7 @@ Each command lives in its own module of this package and is registered here.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 
 import click
 
@@ -15,17 +16,27 @@ from .. import __version__
 COMMANDS: tuple[tuple[str, str], ...] = (
     ("rules_cmd", "rules"),
     ("odds_cmd", "odds"),
+    ("solve_cmd", "solve"),
+    ("advise_cmd", "advise"),
+    ("export_cmd", "export"),
+    ("play_cmd", "play"),
+    ("simulate_cmd", "simulate"),
+    ("compare_cmd", "compare"),
 )
+
+
+def _available() -> list[tuple[str, str]]:
+    return [(m, n) for m, n in COMMANDS if importlib.util.find_spec(f"{__name__}.{m}") is not None]
 
 
 class LazyGroup(click.Group):
     """A group whose commands are imported only when used (fast start-up)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return [name for _, name in COMMANDS]
+        return [name for _, name in _available()]
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        for module, name in COMMANDS:
+        for module, name in _available():
             if name == cmd_name:
                 return importlib.import_module(f"{__name__}.{module}").command
         return None

@@ -24,31 +24,28 @@ def compute(rules: Rules, objective: Objective = "win", progress: Progress | Non
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}; choose from {', '.join(OBJECTIVES)}")
     start = time.perf_counter()
-    assumptions = relaxations(rules)
+    relaxed = relaxations(rules)
     if objective == "win":
         values, stats = solve_two_player(rules, tol=tol, progress=progress)
         residual, states = stats.residual, stats.states
         extra = {"levels": stats.levels, "passes": stats.passes}
+        notes: tuple[str, ...] = ()
     elif objective == "expected":
         values = expected_turn(rules)
         residual, states, extra = 0.0, int(values.size), {}
-        assumptions = ("one turn on its own: the goal and end-of-game rules do not apply",) + tuple(
-            a for a in assumptions if a.startswith("prediction"))
+        notes = ("one turn on its own: the goal and end-of-game rules do not apply",)
     else:
         values, residual = race_turns(rules, tol=tol, kernel=TurnKernel(rules, win_value=0.0))
         grid = ScoreGrid.of(rules)
         states = int((grid.cap(grid.scores) + 1).sum()) * rules.dice
         extra = {}
-        assumptions = ("one player alone: no opponent",) + tuple(
-            a for a in assumptions if a.startswith(("prediction", "zero_turns")))
-        if progress is not None:
-            progress(1.0)
+        notes = ("one player alone: no opponent",)
+    if progress is not None:
+        progress(1.0)
     seconds = time.perf_counter() - start
     return SolveResult(
         rules=rules, objective=objective, values=values, residual=float(residual), seconds=seconds,
-        states=states, exact=not assumptions or objective != "win" and not any(
-            a.startswith(("prediction", "zero_turns")) for a in assumptions),
-        assumptions=assumptions, solver_version=cache.solver_version(), extra=extra,
+        states=states, exact=not relaxed, assumptions=notes + relaxed, solver_version=cache.solver_version(), extra=extra,
     )
 
 

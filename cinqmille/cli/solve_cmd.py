@@ -1,0 +1,64 @@
+"""`cinqmille solve`: solve a ruleset (or load it from the cache) and print the headline figures."""
+
+from __future__ import annotations
+
+import click
+
+from ..solver import OBJECTIVES, SolveResult, solve
+from .common import emit_json, friendly_errors, json_option, resolve_rules, rules_option
+from .progress import progress_bar
+
+
+def headline(result: SolveResult) -> dict:
+    """The figures `solve` prints, as a JSON-ready dict."""
+    rules = result.rules
+    out: dict = {
+        "rules": rules.name,
+        "objective": result.objective,
+        "states": result.states,
+        "seconds": round(result.seconds, 3),
+        "residual": result.residual,
+        "exact": result.exact,
+        "assumptions": list(result.assumptions),
+    }
+    if result.objective == "win":
+        out["first_player_win"] = result.first_player_win
+        out["second_player_win"] = 1.0 - result.first_player_win
+    elif result.objective == "expected":
+        out["expected_turn_opened"] = float(result.values[1, 0, rules.dice - 1])
+        out["expected_turn_not_opened"] = float(result.values[0, 0, rules.dice - 1])
+    else:
+        out["race_turns_from_zero"] = float(result.values[0])
+    return out
+
+
+@click.command("solve")
+@rules_option
+@click.option("--objective", type=click.Choice(OBJECTIVES), default="win", show_default=True,
+              help="win: chance to win a two-player game; expected: points of one turn; race: turns to the goal alone.")
+@click.option("--no-cache", is_flag=True, help="Solve again even if a cached table exists (and do not write one).")
+@json_option
+@friendly_errors
+def command(rules_spec: str, objective: str, no_cache: bool, as_json: bool) -> None:
+    """Solve a ruleset (or load it from the cache) and print its headline figures."""
+    rules = resolve_rules(rules_spec)
+    with progress_bar(f"Solving {rules.name} ({objective})") as update:
+        result = solve(rules, objective, progress=update, use_cache=not no_cache)  # type: ignore[arg-type]
+    data = headline(result)
+    if as_json:
+        emit_json(data)
+        return
+    click.echo(f"Ruleset '{rules.name}', objective '{objective}': {data['states']:,} states, "
+               f"residual {data['residual']:.1e}, solved in {result.seconds:.1f} s (time of the original solve).")
+    if objective == "win":
+        click.echo(f"First player wins {data['first_player_win']:.2%} of games with best play "
+                   f"(second player {data['second_player_win']:.2%}).")
+    elif objective == "expected":
+        click.echo(f"Best expected points of one turn: {data['expected_turn_opened']:.1f} when opened, "
+                   f"{data['expected_turn_not_opened']:.1f} before opening (opening {rules.opening}).")
+    else:
+        click.echo(f"Fewest expected turns to reach {rules.goal} alone from 0: {data['race_turns_from_zero']:.2f}.")
+    if not result.exact:
+        click.echo("Not exact for this ruleset; assumptions:")
+        for item in result.assumptions:
+            click.echo(f"  - {item}")
