@@ -224,3 +224,18 @@ def test_policies_reproducible_with_their_generator(name: str) -> None:
         return play_game(rules, [RandomPolicy(rng), RandomPolicy(rng)], rng=rng).events
 
     assert game(4) == game(4)
+
+
+def test_later_policy_module_hook(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A module listed in LATER that defines make_policy(arg, rules, rng) is used by parse_policy."""
+    import sys
+    import types
+
+    from cinqmille import policies
+
+    module = types.ModuleType("cinqmille.policies.fake_optimal")
+    module.make_policy = lambda arg, rules, rng: ThresholdPolicy(int(arg or 0))  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "cinqmille.policies.fake_optimal", module)
+    monkeypatch.setitem(policies.LATER, "fake", "cinqmille.policies.fake_optimal")
+    policy = parse_policy("fake:400", STANDARD)
+    assert isinstance(policy, ThresholdPolicy) and policy.threshold == 400

@@ -501,3 +501,12 @@ def test_score_sheet_after_each_turn() -> None:
     g.play_turn()
     g.play_turn()
     assert [e.scores for e in g.events if isinstance(e, TurnEnd)] == [(1000, 0), (1000, 0)]
+
+
+def test_take_over_of_a_winning_bank_in_the_last_round() -> None:
+    """sheet (5b): seat 0 banks 5000; seat 1 takes over its 100 with 4 dice, reaches 5000 and takes the victory."""
+    rules = load_rules("sheet")
+    s1 = bot(["1"], [True], [True])
+    result = game(rules, ["1-2-3-4-6", "1-2-3-4"], [bot(["1"], [True]), s1], [[4900], [4800]]).play()
+    assert result.winner == 1 and result.scores == (4900, 5000) and used(s1)
+    assert any(isinstance(e, TakeOver) and e.accepted and (e.points, e.dice) == (100, 4) for e in result.events)

@@ -84,11 +84,9 @@ LEA_ROLLS = ["1-4-4-6-2", "5-5-5-3", "5", "2-3-3-4-6"]
 
 
 def test_lea_loses_650_on_the_full_hand_reroll() -> None:
-    """Léa (000): 100, 600, 650 with a full hand, then 2-3-3-4-6 busts and the 650 are lost.
-
-    The page says she could have banked 600 after the triple: under `standard`
-    (opening 750) that is only true once opened, so she starts opened here.
-    """
+    """Léa (000): 100, 600, 650 with a full hand, then 2-3-3-4-6 busts and the 650 are lost."""
+    # The page says she could have banked 600 after the triple: under `standard`
+    # (opening 750) that is only true once opened, so she starts opened here.
     rules = load_rules("standard")
     lea = ScriptedPolicy(keeps=["1", "555", "5"], banks=[False, False, False], name="Léa")
     game = Game(rules, [lea, idle()], dice=ScriptedDice(LEA_ROLLS),
@@ -160,12 +158,11 @@ def test_house_first_round_of_the_game_table() -> None:
 
 
 def test_house_game_table_final_turns() -> None:
-    """'Quelques tours plus loin' (003): Robin banks 250 to 3950, Tuck busts his forced reroll, Will wins.
-
-    The source contradicts its rules twice: Tuck's first line says 10 for 100, his last
-    line says 'Triple 1' for 6-4-3-3-2 (a bust); and Will, 'avec ses 4000 points', wins
-    with 1050 but is written at 5000. The rules (reach or pass) give 5050.
-    """
+    """'Quelques tours plus loin' (003): Robin banks 250 to 3950, Tuck busts his forced reroll, Will wins."""
+    # The source contradicts itself and its rules: Tuck's first line says 10 for 100, his
+    # last line says 'Triple 1' for 6-4-3-3-2 (a bust, 0 points); and Will, 'avec ses 4000
+    # points', wins with 1050 but is written at 5000. We follow the rules: reaching or
+    # passing 5000 wins, and 4000 + 1050 is 5050.
     rules = load_rules("house")
     jean = ScriptedPolicy(name="Jean")
     robin = ScriptedPolicy(keeps=["5", "55", "1"], banks=[True], name="Robin")
