@@ -239,3 +239,19 @@ def test_later_policy_module_hook(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(policies.LATER, "fake", "cinqmille.policies.fake_optimal")
     policy = parse_policy("fake:400", STANDARD)
     assert isinstance(policy, ThresholdPolicy) and policy.threshold == 400
+
+
+def test_broken_dice_source_is_reported() -> None:
+    """A dice source that returns the wrong number of dice or a face out of 1..6 raises EngineError."""
+    from cinqmille.engine import EngineError
+
+    class Bad:
+        def __init__(self, faces: tuple[int, ...]):
+            self.faces = faces
+
+        def roll(self, n: int) -> tuple[int, ...]:
+            return self.faces
+
+    for faces in [(1, 2, 3), (1, 2, 3, 4, 7), (0, 1, 1, 1, 1)]:
+        with pytest.raises(EngineError, match="dice source"):
+            Game(STANDARD, [ThresholdPolicy(350), ThresholdPolicy(350)], dice=Bad(faces)).play_turn()

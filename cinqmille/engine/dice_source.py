@@ -13,7 +13,7 @@ RollSpec = Union[str, Sequence[int]]
 
 
 class DiceSource(Protocol):
-    """Anything that rolls n dice and returns their faces (1..6) in the order rolled."""
+    """Anything that rolls n dice and returns their faces (Python ints 1..6) in the order rolled."""
 
     def roll(self, n: int) -> tuple[int, ...]: ...
 

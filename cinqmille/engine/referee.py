@@ -18,7 +18,7 @@ import numpy as np
 from ..dice.scoring import Counts, Keep, counts_of, faces_of
 from ..rules import Rules
 from . import state as st
-from .dice_source import DiceSource, RandomDice
+from .dice_source import DiceSource, RandomDice, ScriptedDice
 from .errors import EngineError, IllegalMoveError
 from .judge import (
     bank_allowed,
@@ -122,6 +122,7 @@ class Game:
         self.rules = rules
         self.policies = tuple(policies)
         self.dice = dice
+        self._trusted = isinstance(dice, (RandomDice, ScriptedDice))  # these check their own rolls
         self.initial = tuple(initial)
         self.max_turns = max_turns
         self._players: list[PlayerState] = list(initial)
@@ -238,9 +239,11 @@ class Game:
             if rules.prediction and n == 2:
                 predicted = self._ask_prediction(seat, t, n, rolled, full, taken)
             faces = self.dice.roll(n)
-            emit(Roll(seat, faces, asked))
+            if not self._trusted and (len(faces) != n or not all(type(f) is int and 1 <= f <= 6 for f in faces)):
+                raise EngineError(f"the dice source returned {faces!r} for a roll of {n} dice")
             counts = counts_of(faces)
             keeps = self._keeps[counts]
+            emit(Roll(seat, tuple(faces), asked))
             all_dice = n == big
             if not keeps:
                 emit(Bust(seat, "no_score", t, all_dice))
