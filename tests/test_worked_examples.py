@@ -50,6 +50,8 @@ def test_wikipedia_example_1_banks_950() -> None:
     bank = next(e for e in game.events if isinstance(e, Banked))
     assert (bank.points, bank.outcome, bank.score_after) == (950, "scored", 950)
     assert game.scores == (950, 0)
+    # 001 says that after the full hand at 450 'on peut tout relancer ou arrêter'; under the
+    # rules a player who has not opened cannot bank 450 (< 750), so he is not asked.
     assert_all_used(me)  # not opened: no bank question at 50 or 450, only at 950
 
 
