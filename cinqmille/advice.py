@@ -1,0 +1,336 @@
+"""Advice at the table: the ranked options of one decision, a plain sentence, and JSON shapes.
+
+Two decisions are answered from a solved `win` table (`SolveResult`):
+
+- bank or roll with `turn` points set aside and `dice` in hand
+  (`advise(result, Position(me, opp, turn, dice))`);
+- which dice to keep from a roll, and then bank or roll
+  (`advise(result, Position(me, opp, turn), roll="15332")`).
+
+Every option carries its chance to win and its loss against the best. Ties go
+to banking (as in the solver's keep options). Values come from the solver's
+`turn_table`; banking past the table's cap is filled in here (see
+`decision_values`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .position import Position, PositionError
+from .rules import Rules
+
+if TYPE_CHECKING:  # keep start-up light: the solver is imported by the caller
+    from .solver import SolveResult, TurnTable
+
+UNIT = 50
+_NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+# -- values ---------------------------------------------------------------------------
+def decision_values(result: "SolveResult", table: "TurnTable", turn: int, dice: int) -> tuple[float | None, float]:
+    """(bank, roll) values with `turn` points set aside and `dice` in hand; bank None when not allowed.
+
+    Workaround: `TurnTable.bank` is -inf past the pair's cap under `end = reach`
+    (the bank table stops at the cap), although a bank there reaches the goal.
+    Past the cap the bank is read as the kernel's terminal model does: a win,
+    a fault worth a bust under the rule of 50, no bank with a full hand when
+    the rules forbid it.
+    """
+    rules = result.rules
+    t = turn // UNIT
+    row = table._row(t)
+    roll = float(table.roll[row, dice - 1])
+    if t > table.cap and not table.exact_end:
+        if turn <= 0 or (dice == rules.dice and not rules.can_bank_after_full_hand):
+            return None, roll
+        if rules.rule_of_50 and (table.me + turn) % 100 == 50:
+            return table.bust, roll
+        return result.kernel.win_value, roll
+    bank = float(table.bank[row, dice - 1])
+    return (bank if bank > float("-inf") else None), roll
+
+
+def bank_refusal(rules: Rules, position: Position) -> str:
+    """Why banking is not allowed in a bank-or-roll position (assumes it is not)."""
+    me, turn, dice = position.me, position.turn, position.hand(rules)
+    if turn <= 0:
+        return "nothing to bank yet"
+    if dice == rules.dice and not rules.can_bank_after_full_hand:
+        return f"after a full hand you must roll all {rules.dice} dice"
+    if me == 0 and rules.opening and turn < rules.opening:
+        return f"you are not opened and the opening is {rules.opening}"
+    if rules.min_bank and turn < rules.min_bank:
+        return f"the minimum bank is {rules.min_bank}"
+    return "the rules do not allow it here"
+
+
+# -- the answer -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Choice:
+    """One ranked option: bank/roll (`action`), or a keep then bank/roll/win/bust."""
+
+    win: float
+    loss: float  # best win minus this win (>= 0)
+    action: str | None = None  # "bank" or "roll" (bank-or-roll decision)
+    keep: tuple[int, ...] | None = None  # kept faces, sorted (keep decision)
+    points: int | None = None  # points of the keep
+    then: str | None = None  # "bank", "roll", "win" (instant win) or "bust" (overshoot)
+    turn: int | None = None  # turn points after the keep
+    dice: int | None = None  # dice in hand after the keep
+    bank: float | None = None  # after the keep: value of banking (None when not allowed)
+    roll: float | None = None  # after the keep: value of rolling on
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form: `win`, `loss` and the fields of its kind."""
+        out: dict[str, Any] = {"win": self.win, "loss": self.loss}
+        if self.action is not None:
+            out["action"] = self.action
+            return out
+        out.update(keep=list(self.keep or ()), points=self.points, then=self.then)
+        if self.then in ("bank", "roll"):
+            out.update(turn=self.turn, dice=self.dice, bank=self.bank, roll=self.roll)
+        return out
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The answer to one decision: options best first, the position's value and a sentence."""
+
+    rules: Rules
+    position: Position
+    roll: tuple[int, ...] | None  # the faces rolled, for a keep decision
+    win: float  # value of the position with best play (the bust value for a bust roll)
+    options: tuple[Choice, ...]
+    exact: bool
+    assumptions: tuple[str, ...]
+    refusal: str | None = None  # why banking is not an option (bank-or-roll decision)
+
+    @property
+    def best(self) -> Choice | None:
+        return self.options[0] if self.options else None
+
+    @property
+    def bust(self) -> bool:
+        """A roll with no scoring die: no keep, the turn is lost."""
+        return self.roll is not None and not self.options
+
+    @property
+    def sentence(self) -> str:
+        return sentence(self)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON shape of `cinqmille advise --json`."""
+        pos: dict[str, Any] = {"me": self.position.me, "opp": self.position.opp, "turn": self.position.turn,
+                               "dice": self.position.hand(self.rules)}
+        if self.roll is not None:
+            pos["roll"] = list(self.roll)
+        options = [o.as_dict() for o in self.options]
+        out: dict[str, Any] = {"rules": self.rules.name, "position": pos, "win": self.win,
+                               "best": options[0] if options else None, "options": options}
+        if self.roll is not None:
+            out["bust"] = self.bust
+        out.update(sentence=self.sentence, exact=self.exact, assumptions=list(self.assumptions))
+        return out
+
+
+def advise(result: "SolveResult", position: Position, roll: str | tuple[int, ...] | None = None) -> Advice:
+    """Rank the options of `position` (bank or roll), or of the keeps of `roll` (raises `PositionError`)."""
+    rules = result.rules
+    position.validate(rules)
+    common = dict(exact=result.exact, assumptions=tuple(result.assumptions))
+    if roll is None:
+        return _bank_or_roll(result, position, common)
+    from .solver import parse_faces
+
+    faces = parse_faces(roll, rules)
+    if position.dice is not None and position.dice != len(faces):
+        raise PositionError(f"the roll has {len(faces)} dice but --dice says {position.dice} are in hand")
+    position = Position(position.me, position.opp, position.turn, len(faces))
+    table = result.turn_table(position.me, position.opp)
+    raw = result.keep_options(position, faces)
+    choices = []
+    for opt in raw:
+        if opt.then not in ("bank", "roll"):
+            choices.append(Choice(win=opt.win, loss=0.0, keep=opt.keep, points=opt.points, then=opt.then))
+            continue
+        kept = len(opt.keep or ())
+        left = len(faces) - kept or rules.dice
+        turn = position.turn + int(opt.points or 0)
+        bank, roll_v = decision_values(result, table, turn, left)
+        then = "bank" if bank is not None and bank >= roll_v else "roll"
+        value = bank if then == "bank" and bank is not None else roll_v
+        choices.append(Choice(win=value, loss=0.0, keep=opt.keep, points=opt.points, then=then,
+                              turn=turn, dice=left, bank=bank, roll=roll_v))
+    ranked = _rank(choices, key=lambda c: (-c.win, -(c.points or 0)))
+    win = ranked[0].win if ranked else float(table.bust)
+    return Advice(rules, position, faces, win, ranked, **common)
+
+
+def _bank_or_roll(result: "SolveResult", position: Position, common: dict) -> Advice:
+    rules = result.rules
+    dice = position.hand(rules)
+    table = result.turn_table(position.me, position.opp)
+    bank, roll = decision_values(result, table, position.turn, dice)
+    choices = [Choice(win=roll, loss=0.0, action="roll")]
+    if bank is not None:
+        choices.insert(0, Choice(win=bank, loss=0.0, action="bank"))  # first: ties go to banking
+    ranked = _rank(choices, key=lambda c: -c.win)
+    refusal = None if bank is not None else bank_refusal(rules, position)
+    return Advice(rules, position, None, ranked[0].win, ranked, refusal=refusal, **common)
+
+
+def _rank(choices: list[Choice], key: Any) -> tuple[Choice, ...]:
+    ordered = sorted(choices, key=key)  # stable
+    if not ordered:
+        return ()
+    best = ordered[0].win
+    return tuple(Choice(**{**c.__dict__, "loss": max(0.0, best - c.win)}) for c in ordered)
+
+
+# -- words --------------------------------------------------------------------------------
+def pct(p: float, decimals: int = 1) -> str:
+    """A probability as a percentage: 0.5412 -> '54.1 %'."""
+    return f"{100 * p:.{decimals}f} %"
+
+
+def pct_pair(a: float, b: float) -> tuple[str, str]:
+    """Two probabilities with enough decimals to tell them apart (1 to 4)."""
+    for decimals in range(1, 5):
+        x, y = pct(a, decimals), pct(b, decimals)
+        if x != y:
+            return x, y
+    return x, y
+
+
+def dice_words(n: int, full: bool = False) -> str:
+    """'3 dice', '1 die', or 'all 5 dice' after a full hand."""
+    if full:
+        return f"all {n} dice"
+    return f"{n} {'die' if n == 1 else 'dice'}"
+
+
+def keep_words(keep: tuple[int, ...], rolled: int) -> str:
+    """'the 1 and the 5', 'the three 3s', or 'all 5 dice' (a straight)."""
+    if len(keep) == rolled and rolled > 1 and len(set(keep)) > 1:
+        return f"all {rolled} dice"
+    parts = []
+    for face in sorted(set(keep)):
+        n = keep.count(face)
+        parts.append(f"the {face}" if n == 1 else f"the {_NUMBERS.get(n, str(n))} {face}s")
+    if len(parts) == 1:
+        return parts[0]
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def faces_words(faces: tuple[int, ...]) -> str:
+    return "-".join(map(str, faces))
+
+
+def sentence(advice: Advice) -> str:
+    """One plain sentence: what to do, its chance to win, and the alternative."""
+    rules = advice.rules
+    if advice.roll is None:
+        return _sentence_bank_or_roll(advice)
+    if advice.bust:
+        lost = f" and the {advice.position.turn} set aside are lost" if advice.position.turn else " is lost"
+        return (f"{faces_words(advice.roll)} scores nothing: a bust, the turn{lost}; "
+                f"{pct(advice.win)} to win with the opponent to play.")
+    best = advice.options[0]
+    assert best.keep is not None
+    what = f"Keep {keep_words(best.keep, len(advice.roll))} ({best.points})"
+    if best.then == "win":
+        return f"{what}: it wins the game at once."
+    if best.then == "bust":
+        return f"{what}: every keep takes you past {rules.goal}, the turn is lost; {pct(best.win)} to win."
+    full = best.dice == rules.dice and len(best.keep) == len(advice.roll)
+    if best.then == "bank":
+        if best.win >= 1.0:
+            return f"{what} and bank {best.turn}: that wins the game."
+        here, other = pct_pair(best.win, best.roll or 0.0)
+        return (f"{what} and bank {best.turn}: {here} to win; "
+                f"rolling {dice_words(best.dice or 0, full)} on gives {other}.")
+    head = f"{what}, then roll {dice_words(best.dice or 0, full)}"
+    if best.bank is not None:
+        here, other = pct_pair(best.win, best.bank)
+        return f"{head}: {here} to win; banking {best.turn} gives {other}."
+    runner = advice.options[1] if len(advice.options) > 1 else None
+    if runner is not None and runner.keep is not None:
+        here, other = pct_pair(best.win, runner.win)
+        return (f"{head}: {here} to win (no bank at {best.turn}); "
+                f"keeping {keep_words(runner.keep, len(advice.roll))} instead gives {other}.")
+    return f"{head}: {pct(best.win)} to win (the only keep; no bank at {best.turn})."
+
+
+def _sentence_bank_or_roll(advice: Advice) -> str:
+    rules, pos = advice.rules, advice.position
+    dice = pos.hand(rules)
+    full = pos.turn > 0 and dice == rules.dice
+    roll_words = f"roll {dice_words(dice, full)}"
+    best = advice.options[0]
+    if len(advice.options) == 1 and pos.turn == 0:
+        return f"{roll_words.capitalize()}: {pct(best.win)} to win (nothing to bank yet: the only move is to roll)."
+    if len(advice.options) == 1:
+        return f"{roll_words.capitalize()}: {pct(best.win)} to win (you cannot bank: {advice.refusal})."
+    other = advice.options[1]
+    if best.action == "bank":
+        if best.win >= 1.0:
+            return f"Bank {pos.turn}: that wins the game (rolling on gives {pct(other.win)})."
+        here, there = pct_pair(best.win, other.win)
+        return f"Bank {pos.turn}: {here} to win; rolling {dice_words(dice, full)} on gives {there}."
+    here, there = pct_pair(best.win, other.win)
+    return f"{roll_words.capitalize()}: {here} to win; banking {pos.turn} gives {there}."
+
+
+def render_text(advice: Advice) -> list[str]:
+    """The human answer of `cinqmille advise`: the position, the ranked options, the sentence, notes."""
+    rules, pos = advice.rules, advice.position
+    setaside = f"{pos.turn} set aside" if pos.turn else "nothing set aside"
+    head = f"Rules '{rules.name}': you {_score(rules, pos.me)}, opponent {_score(rules, pos.opp)}, {setaside}, "
+    lines = []
+    if advice.roll is None:
+        lines.append(head + f"{dice_words(pos.hand(rules))} in hand.")
+        rows = [(f"{o.action} {pos.turn}" if o.action == "bank"
+                 else f"roll {dice_words(pos.hand(rules))}", o) for o in advice.options]
+        width = max(len(r[0]) for r in rows)
+        lines.append(f"  {'move':<{width}}  {'win':>8}  vs best")
+        for label, o in rows:
+            lines.append(f"  {label:<{width}}  {pct(o.win, 2):>8}  {_loss(o)}")
+    else:
+        lines.append(head + f"rolled {faces_words(advice.roll)}.")
+        if advice.options:
+            rows = []
+            for o in advice.options:
+                then = {"win": "wins at once", "bust": "past the goal: bust"}.get(o.then or "", "")
+                if o.then == "bank":
+                    then = f"bank {o.turn}"
+                elif o.then == "roll":
+                    full = o.dice == rules.dice and len(o.keep or ()) == len(advice.roll)
+                    then = f"roll {dice_words(o.dice or 0, full)} (turn {o.turn})"
+                rows.append(("-".join(map(str, o.keep or ())), str(o.points), then, o))
+            wk = max(4, max(len(r[0]) for r in rows))
+            wt = max(4, max(len(r[2]) for r in rows))
+            lines.append(f"  {'keep':<{wk}}  {'points':>6}  {'then':<{wt}}  {'win':>8}  vs best")
+            for keep, points, then, o in rows:
+                lines.append(f"  {keep:<{wk}}  {points:>6}  {then:<{wt}}  {pct(o.win, 2):>8}  {_loss(o)}")
+    lines.append(advice.sentence)
+    if not advice.exact:
+        lines.append("Note: this ruleset is not solved exactly; the solver assumes:")
+        lines.extend(f"  - {a}" for a in advice.assumptions)
+    return lines
+
+
+def _score(rules: Rules, score: int) -> str:
+    return f"{score} (not opened)" if score == 0 and rules.opening else str(score)
+
+
+def _loss(o: Choice) -> str:
+    return "best" if o.loss == 0 else f"-{100 * o.loss:.2f} pts"
+
+
+def is_cached(rules: Rules) -> bool:
+    """Whether the `win` table of `rules` is in the cache already (no solve needed)."""
+    from .solver.cache import cache_path
+
+    return cache_path(rules, "win").exists()

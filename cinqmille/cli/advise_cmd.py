@@ -1,0 +1,61 @@
+"""`cinqmille advise`: bank or roll, or which dice to keep, in one position."""
+
+from __future__ import annotations
+
+import click
+
+from ..errors import CinqmilleError
+from .common import emit_json, friendly_errors, json_option, resolve_rules, rules_option
+
+
+def parse_points(text: str | None, label: str, default: int | None = 0) -> int | None:
+    """An integer number of points or dice from an option's text (one-line error otherwise)."""
+    if text is None:
+        return default
+    try:
+        return int(text.strip().replace("_", ""))
+    except ValueError:
+        raise CinqmilleError(f"{label}: expected a whole number, got {text!r}") from None
+
+
+def load_win_table(rules):  # type: ignore[no-untyped-def]
+    """The solved `win` table of `rules`: from the cache, or solved now behind a progress bar."""
+    from ..advice import is_cached
+    from ..solver import solve
+
+    if is_cached(rules):
+        return solve(rules, "win")
+    from .progress import progress_bar
+
+    with progress_bar(f"Solving '{rules.name}' (first use, cached afterwards)") as update:
+        return solve(rules, "win", progress=update)
+
+
+@click.command("advise")
+@rules_option
+@click.option("--me", "me", metavar="POINTS", help="Your banked score (0 = not opened). Default 0.")
+@click.option("--opp", "opp", metavar="POINTS", help="The opponent's banked score. Default 0.")
+@click.option("--turn", "turn", metavar="POINTS", help="Turn points set aside (before --roll). Default 0.")
+@click.option("--dice", "dice", metavar="N", help="Dice in hand (bank or roll?).")
+@click.option("--roll", "roll", metavar="FACES", help="The dice just rolled, e.g. 1,5,3,3,2 or 15332 (which to keep?).")
+@json_option
+@friendly_errors
+def command(rules_spec: str, me: str | None, opp: str | None, turn: str | None, dice: str | None,
+            roll: str | None, as_json: bool) -> None:
+    """Bank or roll with --turn/--dice, or which dice to keep from --roll, with each option's chance to win."""
+    from ..advice import advise, render_text
+    from ..position import Position, PositionError
+
+    rules = resolve_rules(rules_spec)
+    pos = Position(parse_points(me, "--me") or 0, parse_points(opp, "--opp") or 0,
+                   parse_points(turn, "--turn") or 0, parse_points(dice, "--dice", None))
+    if roll is None and pos.dice is None and pos.turn > 0:
+        raise PositionError("give --dice N (dice in hand: bank or roll?) or --roll FACES (which dice to keep?)")
+    pos.validate(rules)
+    result = load_win_table(rules)
+    advice = advise(result, pos, roll)
+    if as_json:
+        emit_json(advice.as_dict())
+        return
+    for line in render_text(advice):
+        click.echo(line)

@@ -1,0 +1,218 @@
+"""`cinqmille advise` and `cinqmille.advice`: ranking, values checked against independent facts, bad input."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cinqmille.advice import advise
+from cinqmille.cli import main
+from cinqmille.dice import dice_tables, faces_of
+from cinqmille.position import Position, PositionError
+from cinqmille.rules import rules_from_dict
+from cinqmille.solver import solve
+
+pytestmark = pytest.mark.usefixtures("session_cache")
+
+TINY = {"name": "tiny", "goal": 500, "opening": 150}
+
+
+@pytest.fixture
+def tiny():  # type: ignore[no-untyped-def]
+    """The solved tiny ruleset (goal 500, opening 150)."""
+    return solve(rules_from_dict(TINY), "win")
+
+
+def scores(result) -> list[int]:  # type: ignore[no-untyped-def]
+    return [int(s) * 50 for s in result.grid.scores]
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    out = CliRunner().invoke(main, ["advise", *args])
+    return out.exit_code, out.stdout, out.stderr
+
+
+# -- the library --------------------------------------------------------------------------
+def test_best_is_the_max_and_values_are_probabilities(tiny) -> None:  # type: ignore[no-untyped-def]
+    """In every bank-or-roll position of a few pairs, best is the largest option and all values lie in [0, 1]."""
+    for me in scores(tiny)[::3]:
+        for opp in scores(tiny)[::4]:
+            for turn in range(50, tiny.rules.goal - me + 1, 100):
+                for dice in range(1, 6):
+                    adv = advise(tiny, Position(me, opp, turn, dice))
+                    wins = [o.win for o in adv.options]
+                    assert adv.best is not None and adv.best.win == max(wins) == adv.win
+                    assert all(0.0 <= w <= 1.0 for w in wins)
+                    assert all(math.isclose(o.loss, adv.win - o.win, abs_tol=1e-15) for o in adv.options)
+
+
+def test_bank_value_is_the_opponent_turn_start(tiny) -> None:  # type: ignore[no-untyped-def]
+    """An ordinary bank is worth 1 - W(opp, me + turn): the opponent then starts a turn."""
+    me, opp, turn = 200, 300, 100
+    adv = advise(tiny, Position(me, opp, turn, 2))
+    bank = next(o for o in adv.options if o.action == "bank")
+    assert bank.win == pytest.approx(1.0 - tiny.win_at_start(opp, me + turn), abs=1e-12)
+
+
+def test_not_opened_cannot_bank_below_the_opening(tiny) -> None:  # type: ignore[no-untyped-def]
+    """A player at 0 with fewer turn points than the opening is only offered to roll, with the reason."""
+    adv = advise(tiny, Position(0, 200, 100, 3))
+    assert [o.action for o in adv.options] == ["roll"]
+    assert "opening" in (adv.refusal or "")
+
+
+def test_turn_start_is_roll_only_and_equals_the_table(tiny) -> None:  # type: ignore[no-untyped-def]
+    """With nothing set aside and all dice the only move is to roll, worth W(me, opp)."""
+    adv = advise(tiny, Position(200, 350, 0, None))
+    assert [o.action for o in adv.options] == ["roll"]
+    assert adv.win == pytest.approx(tiny.win_at_start(200, 350), abs=1e-12)
+
+
+def test_bank_that_reaches_the_goal_wins(tiny) -> None:
+    """Banking turn points that take the score to the goal or past it wins (chance 1), also past the table's cap."""
+    for turn in (100, 150, 300):
+        adv = advise(tiny, Position(400, 0, turn, 3))
+        assert adv.best is not None and adv.best.action == "bank" and adv.best.win == 1.0
+
+
+def test_keep_then_bank_when_the_keep_reaches_the_goal(tiny) -> None:  # type: ignore[no-untyped-def]
+    """From 450 a kept pair of 1s reaches the goal: keep and bank, chance 1."""
+    adv = advise(tiny, Position(450, 0, 0), roll="11236")
+    assert adv.best is not None and adv.best.then == "bank" and adv.best.win == 1.0
+
+
+def test_rolling_is_the_average_of_the_best_keeps(tiny) -> None:  # type: ignore[no-untyped-def]
+    """The value of rolling m dice equals the probability-weighted best keep of each roll (bust: the bust value)."""
+    rules = tiny.rules
+    for me, opp, turn, m in [(0, 0, 100, 4), (150, 300, 50, 4), (300, 250, 150, 2), (200, 0, 100, 5)]:
+        roll_value = next(o.win for o in advise(tiny, Position(me, opp, turn, m)).options if o.action == "roll")
+        table = dice_tables(rules)[m]
+        total = 0.0
+        for r in range(len(table.prob)):
+            faces = faces_of(tuple(int(x) for x in table.counts[r]))
+            total += float(table.prob[r]) * advise(tiny, Position(me, opp, turn), roll=faces).win
+        assert total == pytest.approx(roll_value, abs=1e-12)
+
+
+def test_keeps_agree_with_the_solver_below_the_cap(tiny) -> None:  # type: ignore[no-untyped-def]
+    """Below the goal the keeps and their values are those of `SolveResult.keep_options`."""
+    for me, opp, turn, roll in [(0, 0, 0, "15332"), (200, 300, 0, "1155"), (150, 150, 50, "512")]:
+        ours = advise(tiny, Position(me, opp, turn), roll=roll).options
+        theirs = tiny.keep_options(Position(me, opp, turn), roll)
+        assert [(o.keep, o.then) for o in ours] == [(o.keep, o.then) for o in theirs]
+        assert [o.win for o in ours] == pytest.approx([o.win for o in theirs], abs=1e-12)
+
+
+def test_bust_roll_has_no_options(tiny) -> None:  # type: ignore[no-untyped-def]
+    """A roll with no scoring die has no keep; its value is that of the opponent's turn start, 1 - W(opp, me)."""
+    adv = advise(tiny, Position(200, 300, 100), roll="23466")
+    assert adv.bust and adv.options == () and adv.best is None
+    assert adv.win == pytest.approx(1.0 - tiny.win_at_start(300, 200), abs=1e-12)
+
+
+def test_roll_against_dice_in_hand_is_an_error(tiny) -> None:  # type: ignore[no-untyped-def]
+    """A roll of 2 dice with 3 dice in hand raises PositionError."""
+    with pytest.raises(PositionError):
+        advise(tiny, Position(0, 0, 100, 3), roll="15")
+
+
+# -- the command --------------------------------------------------------------------------
+def test_json_shape_bank_or_roll(tiny_rules_file: Path) -> None:
+    """--json for --turn/--dice: options sorted best first, best = options[0], actions bank/roll."""
+    code, out, _ = run("--rules", str(tiny_rules_file), "--me", "200", "--opp", "300", "--turn", "100",
+                       "--dice", "2", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["rules"] == "tiny" and data["position"] == {"me": 200, "opp": 300, "turn": 100, "dice": 2}
+    wins = [o["win"] for o in data["options"]]
+    assert wins == sorted(wins, reverse=True) and data["best"] == data["options"][0]
+    assert data["win"] == data["best"]["win"]
+    assert {o["action"] for o in data["options"]} == {"bank", "roll"}
+    assert data["exact"] is True and data["assumptions"] == []
+
+
+def test_json_shape_keep(tiny_rules_file: Path) -> None:
+    """--json for --roll: each option has sorted kept faces, points and then; the kept faces come from the roll."""
+    code, out, _ = run("--rules", str(tiny_rules_file), "--roll", "1,5,3,3,2", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["bust"] is False and data["best"] == data["options"][0]
+    assert data["win"] == max(o["win"] for o in data["options"])
+    for o in data["options"]:
+        assert o["keep"] == sorted(o["keep"]) and o["then"] in ("bank", "roll", "win", "bust")
+        assert all(o["keep"].count(f) <= [1, 5, 3, 3, 2].count(f) for f in o["keep"])
+        assert 0.0 <= o["win"] <= 1.0
+
+
+def test_json_bust(tiny_rules_file: Path) -> None:
+    """A bust roll exits 0 with no options, best null and the bust value as win."""
+    code, out, _ = run("--rules", str(tiny_rules_file), "--me", "200", "--opp", "300", "--roll", "23466", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["bust"] is True and data["options"] == [] and data["best"] is None
+    expected = 1.0 - solve(rules_from_dict(TINY), "win").win_at_start(300, 200)
+    assert data["win"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_text_output_has_the_sentence(tiny_rules_file: Path) -> None:
+    """The text answer lists the options and ends with one sentence naming the best move."""
+    code, out, _ = run("--rules", str(tiny_rules_file), "--me", "200", "--turn", "100", "--dice", "2")
+    assert code == 0
+    last = out.strip().splitlines()[-1]
+    assert last.startswith(("Bank", "Roll")) and "%" in last
+
+
+def test_not_exact_ruleset_says_so(tmp_path: Path) -> None:
+    """A ruleset the solver relaxes (last round) prints the assumptions, and JSON has exact false."""
+    path = tmp_path / "lr.toml"
+    path.write_text('name = "tiny-lr"\ngoal = 500\nopening = 150\nlast_round = true\n')
+    code, out, _ = run("--rules", str(path), "--json")
+    data = json.loads(out)
+    assert code == 0 and data["exact"] is False and any("last_round" in a for a in data["assumptions"])
+    code, out, _ = run("--rules", str(path))
+    assert code == 0 and "Note" in out and "last_round" in out
+
+
+def test_first_query_solves_and_caches(tiny_rules_file: Path, tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """On an empty cache the first query solves the ruleset and leaves a cache file."""
+    monkeypatch.setenv("CINQMILLE_CACHE", str(tmp_path / "fresh"))
+    code, _, _ = run("--rules", str(tiny_rules_file))
+    assert code == 0 and list((tmp_path / "fresh").glob("tiny-win-*.npz"))
+
+
+@pytest.mark.parametrize("args", [
+    ["--roll", "1,7,3"],  # a face outside 1..6
+    ["--roll", "123456"],  # more dice than the ruleset has
+    ["--dice", "6", "--turn", "100"],
+    ["--me", "120"],  # not a multiple of 50
+    ["--opp", "-50"],
+    ["--turn", "75", "--dice", "2"],
+    ["--turn", "-50", "--dice", "2"],
+    ["--me", "500"],  # at the goal
+    ["--opp", "100"],  # not opened but above 0 and below the opening
+    ["--rules", "no-such-preset"],
+    ["--rules", "missing-file.toml"],
+    ["--roll", "15", "--dice", "3"],  # roll and dice disagree
+    ["--turn", "100"],  # neither dice nor roll
+    ["--me", "lots"],
+    ["--roll", "abc"],
+])
+def test_bad_input_is_one_line_and_exit_2(args: list[str], tiny_rules_file: Path) -> None:
+    """Bad input: exit status 2 and exactly one line on stderr, no traceback."""
+    rules = [] if "--rules" in args else ["--rules", str(tiny_rules_file)]
+    code, out, err = run(*rules, *args)
+    assert code == 2, (args, out, err)
+    assert len(err.strip().splitlines()) == 1 and err.startswith("Error: ") and "Traceback" not in err
+
+
+def test_unreadable_rules_file(tmp_path: Path) -> None:
+    """A rules file that is not valid TOML is one line and exit 2."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text("goal = = 3\n")
+    code, _, err = run("--rules", str(bad))
+    assert code == 2 and len(err.strip().splitlines()) == 1
