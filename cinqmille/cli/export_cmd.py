@@ -1,0 +1,42 @@
+"""`cinqmille export`: the optimal policy of a ruleset, one row per decision state, as CSV, npz or parquet."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+
+from .common import friendly_errors, resolve_rules, rules_option
+
+
+@click.command("export")
+@rules_option
+@click.option("--format", "fmt", type=click.Choice(["csv", "npz", "parquet"]),
+              help="File format (default: from the file name's suffix).")
+@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The file to write (replaced atomically).")
+@click.option("--me", "me", metavar="POINTS|LO:HI", help="Only these scores of the player to move (default: all).")
+@click.option("--opp", "opp", metavar="POINTS|LO:HI", help="Only these opponent scores (default: all).")
+@friendly_errors
+def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp: str | None) -> None:
+    """Write the optimal policy: scores, turn points, dice, best action and chances to win by banking and rolling."""
+    from ..export import format_of, meta_of, need_pyarrow, parse_scores, policy_rows, write_policy
+    from .advise_cmd import load_win_table
+    from .progress import progress_bar
+
+    rules = resolve_rules(rules_spec)
+    fmt = format_of(output, fmt)
+    if fmt == "parquet":
+        need_pyarrow()
+    mes, opps = parse_scores(me, rules, "--me"), parse_scores(opp, rules, "--opp")
+    result = load_win_table(rules)
+    start = time.perf_counter()
+    with progress_bar(f"Exporting {len(mes) * len(opps):,} score pairs") as update:
+        cols = policy_rows(result, mes, opps, progress=update)
+    size = write_policy(output, fmt, cols, meta_of(result))
+    seconds = time.perf_counter() - start
+    click.echo(f"Wrote {len(cols['me']):,} rows ({len(mes) * len(opps):,} score pairs) of '{rules.name}' "
+               f"to {output} ({fmt}, {size / 1e6:.1f} MB) in {seconds:.1f} s.")
+    if not result.exact:
+        click.echo("Note: this ruleset is not solved exactly; the solver assumes: " + "; ".join(result.assumptions))
