@@ -40,7 +40,7 @@ def brute_force_win(rules: Rules, tol: float = 1e-13, max_sweeps: int = 20000) -
     step = 100 if rules.rule_of_50 else 50
     scores = [0] + [s for s in range(max(opening, 50), goal, 50)]
     outcomes = {n: roll_outcomes(rules, n) for n in range(1, d + 1)}
-    top = {a: max(goal - a, rules.min_bank, opening if a == 0 else 0) + 200 for a in scores}
+    top = {a: max(goal - a, rules.min_bank, opening if a == 0 else 0) + 100 for a in scores}
     v = {(a, b, t, m): 0.5 for a in scores for b in scores
          for t in range(0, top[a] + 1, 50) for m in range(1, d + 1)}
 

@@ -115,13 +115,11 @@ class SolveResult:
         caps = grid.cap(aa)
         bust = 1.0 - float(self.values[b, a])
         l0 = np.array([bust])
-        bank = grid.bank_table(aa, np.array([b]), int(caps.max()), self.values)
+        tpad = kernel.tpad_for(int(caps.max()))
+        bank = grid.bank_table(aa, np.array([b]), tpad - 1, self.values)
         _, _, ta, tb = kernel.run(aa, caps, bank, l0, keep_table=True)
         value = ta[0] + tb[0] * bust
-        tpad = value.shape[0]
-        bank_v = np.full(value.shape, -np.inf)
-        rows = min(tpad, bank.a.shape[1])
-        bank_v[:rows] = bank.a[0, :rows] + bank.b[0, :rows] * bust
+        bank_v = bank.a[0] + bank.b[0] * bust
         roll_v = self._roll_values(value, bust)
         table = TurnTable(a * UNIT, b * UNIT, value, bank_v, roll_v, bust, kernel.period,
                           int(caps[0]), self.rules.end == "exact")

@@ -109,6 +109,25 @@ def level_pairs(grid: ScoreGrid, total: int) -> tuple[np.ndarray, np.ndarray]:
     return a[ok], b[ok]
 
 
+def _guess(grid: ScoreGrid, w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A starting estimate of W[a, b], extrapolated from the solved levels above."""
+    g = w.shape[0]
+    above = np.append(grid.scores, [g, g])
+    nxt = np.searchsorted(grid.scores, np.stack([a, b]), side="right")
+    up1, up2 = above[nxt], above[nxt + 1]
+    guess = np.full(len(a), np.nan)
+    for x1, y1, x2, y2 in ((a, up1[1], a, up2[1]), (up1[0], b, up2[0], b)):
+        ok = np.isnan(guess) & (x1 < g) & (y1 < g)
+        near = np.full(len(a), np.nan)
+        near[ok] = w[x1[ok], y1[ok]]
+        far = np.full(len(a), np.nan)
+        ok2 = ok & (x2 < g) & (y2 < g)
+        far[ok2] = w[x2[ok2], y2[ok2]]
+        step = np.where(np.isnan(far), 0.0, near - far)
+        guess = np.where(ok, near + step, guess)
+    return np.clip(np.where(np.isnan(guess), 0.5, guess), 0.0, 1.0)
+
+
 def solve_level(kernel: TurnKernel, grid: ScoreGrid, a: np.ndarray, b: np.ndarray, w: np.ndarray,
                 tol: float, max_iter: int = 60) -> tuple[np.ndarray, float, int]:
     """Solve the pairs of one level; returns their turn-start values, residual and passes."""
@@ -120,9 +139,7 @@ def solve_level(kernel: TurnKernel, grid: ScoreGrid, a: np.ndarray, b: np.ndarra
     pos = {(int(x), int(y)): i for i, (x, y) in enumerate(zip(a, b))}
     mirror = np.array([pos[(int(y), int(x))] for x, y in zip(a, b)])
     bank = grid.bank_table(a, b, int(caps.max()), w)
-    l0 = np.full(p, 0.5)
-    guess = w[b, a]  # values of a previous solve, if any (NaN otherwise)
-    l0 = np.where(np.isnan(guess), l0, 1.0 - np.nan_to_num(guess))
+    l0 = 1.0 - _guess(grid, w, b, a)
     residual = np.inf
     passes = 0
     values = np.zeros(p)
@@ -130,20 +147,26 @@ def solve_level(kernel: TurnKernel, grid: ScoreGrid, a: np.ndarray, b: np.ndarra
         big_a, big_b, _, _ = kernel.run(a, caps, bank, l0)
         passes += 1
         values = big_a + big_b * l0
-        residual_vec = np.abs(values - (1.0 - l0[mirror]))
-        new_res = float(residual_vec.max())
+        new_res = float(np.abs(values - (1.0 - l0[mirror])).max())
+        qa, qb = big_a[mirror], big_b[mirror]
+        denom = 1.0 - big_b * qb
+        newton_ok = it == 0 or (it < max_iter // 2 and new_res < residual * 0.999)
+        if newton_ok:
+            safe = denom > 1e-15
+            step = np.where(safe, (big_a + big_b * (1.0 - qa - qb)) / np.where(safe, denom, 1.0), values)
+        else:
+            step = values  # plain value-iteration step
+        new_l0 = 1.0 - step[mirror]
+        # Each turn value is convex in its bust value (a max of affine functions), so the
+        # Bellman residual at the new point is at most the change of L: accept the step then.
+        bound = float(np.abs(new_l0 - l0).max())
+        if newton_ok and bound <= tol:
+            values, residual = step, max(bound, 0.0)
+            break
         if new_res <= tol:
             residual = new_res
             break
-        qa, qb = big_a[mirror], big_b[mirror]
-        denom = 1.0 - big_b * qb
-        if it < max_iter // 2 and new_res < residual * 0.999 + 1e-300 or it == 0:
-            safe = denom > 1e-15
-            newton = np.where(safe, (big_a + big_b * (1.0 - qa - qb)) / np.where(safe, denom, 1.0), values)
-            l0 = 1.0 - newton[mirror]
-        else:
-            l0 = 1.0 - values[mirror]  # plain value-iteration step
-        residual = new_res
+        l0, residual = new_l0, new_res
     out = np.empty(p)
     out[order] = values
     return out, residual, passes
