@@ -9,8 +9,7 @@ Two decisions are answered from a solved `win` table (`SolveResult`):
 
 Every option carries its chance to win and its loss against the best. Ties go
 to banking (as in the solver's keep options). Values come from the solver's
-`turn_table`; banking past the table's cap is filled in here (see
-`decision_values`).
+`turn_table`.
 """
 
 from __future__ import annotations
@@ -30,24 +29,9 @@ _NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
 # -- values ---------------------------------------------------------------------------
 def decision_values(result: "SolveResult", table: "TurnTable", turn: int, dice: int) -> tuple[float | None, float]:
-    """(bank, roll) values with `turn` points set aside and `dice` in hand; bank None when not allowed.
-
-    Workaround: `TurnTable.bank` is -inf past the pair's cap under `end = reach`
-    (the bank table stops at the cap), although a bank there reaches the goal.
-    Past the cap the bank is read as the kernel's terminal model does: a win,
-    a fault worth a bust under the rule of 50, no bank with a full hand when
-    the rules forbid it.
-    """
-    rules = result.rules
-    t = turn // UNIT
-    row = table._row(t)
+    """(bank, roll) values with `turn` points set aside and `dice` in hand; bank None when not allowed."""
+    row = table._row(turn // UNIT)
     roll = float(table.roll[row, dice - 1])
-    if t > table.cap and not table.exact_end:
-        if turn <= 0 or (dice == rules.dice and not rules.can_bank_after_full_hand):
-            return None, roll
-        if rules.rule_of_50 and (table.me + turn) % 100 == 50:
-            return table.bust, roll
-        return result.kernel.win_value, roll
     bank = float(table.bank[row, dice - 1])
     return (bank if bank > float("-inf") else None), roll
 
