@@ -1,0 +1,91 @@
+"""Solver speed: cold solves of the presets, states and time per state, peak memory, and the
+ratio against a plain textbook value iteration.  A script that prints figures (not a test):
+
+    python benchmarks/bench_solver.py              # standard x3, ten-thousand x1, textbook ratio
+    python benchmarks/bench_solver.py --quick      # standard x1 and the textbook ratio only
+
+Each solve runs in a fresh process (no cache: `compute`), so its peak memory is its own.
+Machines are shared and noisy: read the medians and the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+CHILD = r"""
+import json, resource, sys, time
+from cinqmille.rules import load_rules, rules_from_dict
+from cinqmille.solver import compute
+spec = json.loads(sys.argv[1])
+rules = load_rules(spec) if isinstance(spec, str) else rules_from_dict(spec)
+start = time.perf_counter()
+result = compute(rules)
+seconds = time.perf_counter() - start
+print(json.dumps({"seconds": seconds, "states": result.states, "residual": result.residual,
+                  "first_player_win": result.first_player_win,
+                  "passes": result.extra.get("passes"), "levels": result.extra.get("levels"),
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def cold_solve(spec) -> dict:
+    """Solve in a fresh interpreter; return its figures."""
+    out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(spec)], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def report(name: str, runs: list[dict]) -> None:
+    secs = [r["seconds"] for r in runs]
+    med = statistics.median(secs)
+    r = runs[0]
+    print(f"{name:>14}: median {med:7.2f} s over {len(runs)} run(s) (min {min(secs):.2f}), "
+          f"{r['states']:,} states, {1e9 * med / r['states']:.0f} ns/state, "
+          f"{r['passes']} kernel passes over {r['levels']} levels, peak {max(x['peak_mb'] for x in runs):.0f} MB, "
+          f"residual {r['residual']:.1e}, first player {r['first_player_win']:.6f}")
+
+
+def textbook_ratio(spec: dict) -> None:
+    sys.path.insert(0, str(HERE))
+    from textbook_vi import textbook_value_iteration
+
+    import numpy as np
+    from cinqmille.rules import rules_from_dict
+    from cinqmille.solver import compute
+
+    rules = rules_from_dict(spec, "textbook-size")
+    w, sweeps, slow = textbook_value_iteration(rules, tol=1e-9)
+    fast = []
+    for _ in range(3):
+        start = time.perf_counter()
+        result = compute(rules)
+        fast.append(time.perf_counter() - start)
+    ok = ~np.isnan(w)
+    diff = float(np.abs(w[ok] - result.values[ok]).max())
+    med = statistics.median(fast)
+    print(f"textbook value iteration on {spec}: {slow:.2f} s ({sweeps} sweeps of every state) "
+          f"vs the solver {med:.3f} s (median of 3): ratio {slow / med:.0f}x; largest difference {diff:.1e}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="standard once and the textbook ratio")
+    args = parser.parse_args()
+    runs = 1 if args.quick else 3
+    report("standard", [cold_solve("standard") for _ in range(runs)])
+    if not args.quick:
+        for name in ("wikipedia", "house", "sheet", "six-dice"):
+            report(name, [cold_solve(name)])
+        report("ten-thousand", [cold_solve("ten-thousand")])
+    textbook_ratio({"goal": 1500, "opening": 300})
+
+
+if __name__ == "__main__":
+    main()
