@@ -44,7 +44,7 @@ def bank_refusal(rules: Rules, position: Position) -> str:
     if dice == rules.dice and not rules.can_bank_after_full_hand:
         return f"after a full hand you must roll all {rules.dice} dice"
     if me == 0 and rules.opening and turn < rules.opening:
-        return f"you are not opened and the opening is {rules.opening}"
+        return f"not opened, the opening is {rules.opening}"
     if rules.min_bank and turn < rules.min_bank:
         return f"the minimum bank is {rules.min_bank}"
     return "the rules do not allow it here"
@@ -239,12 +239,14 @@ def sentence(advice: Advice) -> str:
     if best.bank is not None:
         here, other = pct_pair(best.win, best.bank)
         return f"{head}: {here} to win; banking {best.turn} gives {other}."
+    pos = advice.position
+    why = bank_refusal(rules, Position(pos.me, pos.opp, best.turn or 0, best.dice))
     runner = advice.options[1] if len(advice.options) > 1 else None
     if runner is not None and runner.keep is not None:
         here, other = pct_pair(best.win, runner.win)
-        return (f"{head}: {here} to win (no bank at {best.turn}); "
+        return (f"{head}: {here} to win (no bank: {why}); "
                 f"keeping {keep_words(runner.keep, len(advice.roll))} instead gives {other}.")
-    return f"{head}: {pct(best.win)} to win (the only keep; no bank at {best.turn})."
+    return f"{head}: {pct(best.win)} to win (the only keep; no bank: {why})."
 
 
 def _sentence_bank_or_roll(advice: Advice) -> str:

@@ -1,0 +1,45 @@
+"""`cinqmille play`: a game in the terminal against the optimal bot, or between people at one keyboard."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .common import friendly_errors, resolve_rules, rules_option
+
+
+class TerminalConsole:
+    """Prompts on stdout, answers from stdin; piped answers are echoed so a transcript reads well."""
+
+    def ask(self, prompt: str) -> str:
+        click.echo(prompt, nl=False)
+        line = sys.stdin.readline()
+        if not line:
+            click.echo()
+            raise EOFError
+        if not sys.stdin.isatty():
+            click.echo(line.rstrip("\n"))
+        return line.rstrip("\n")
+
+    def say(self, text: str = "") -> None:
+        click.echo(text)
+
+
+@click.command("play")
+@rules_option
+@click.option("--players", default="human,bot", show_default=True, metavar="KINDS",
+              help="Seats in playing order, each human or bot: human,bot / bot,human / human,human / ...")
+@click.option("--seed", type=int, default=None, help="Seed of the dice (the same seed and answers replay a game).")
+@friendly_errors
+def command(rules_spec: str, players: str, seed: int | None) -> None:
+    """Play 5000 in the terminal: ? asks for advice at any decision, Enter takes the advised move, q quits."""
+    import numpy as np
+
+    from ..play import parse_players, play_text
+    from .advise_cmd import load_win_table
+
+    rules = resolve_rules(rules_spec)
+    seats = parse_players(players)
+    play_text(rules, seats, TerminalConsole(), rng=np.random.default_rng(seed),
+              result_provider=lambda: load_win_table(rules))

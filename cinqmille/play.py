@@ -1,0 +1,346 @@
+"""A game of 5000 in the terminal: people at one keyboard and the optimal bot, over the engine.
+
+`play_text(rules, ["human", "bot"], console, rng=...)` runs a full game with the
+referee (`cinqmille.engine.Game`): the dice are shown, the score sheet after
+each turn, and the bot's moves are explained with the sentence of `advise`. At
+any decision a person may type `?` for advice, `q` to quit, or Enter to take
+the advised move. Input and output go through a `Console` (injectable, so the
+loop is tested with scripted answers); end of input quits cleanly.
+
+`OptimalTwoPlayerPolicy` is the two-player optimal bot: a small adaptor from a
+solved `win` table to the engine's `Policy` protocol (a stand-in until
+`cinqmille.policies.optimal` exists). Where the solver's model does not cover
+the game (a last round in progress, more than two players' worth of history)
+it falls back on the rules of thumb of `cinqmille.policies.heuristics`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+import numpy as np
+
+from .advice import Advice, advise, decision_values, faces_words, render_text
+from .dice.scoring import Keep, counts_of, faces_of
+from .engine import Game
+from .engine import log as ev
+from .engine.state import GameView, TakeOverOffer
+from .errors import CinqmilleError
+from .policies.heuristics import CautiousPolicy, bank_is_worth_it, best_keep
+from .position import Position, PositionError
+from .rules import Rules
+
+PLAYER_KINDS = ("human", "bot")
+
+
+class Console(Protocol):
+    """Where the game talks: `ask` returns one answer line (raises EOFError at end of input)."""
+
+    def ask(self, prompt: str) -> str: ...
+
+    def say(self, text: str = "") -> None: ...
+
+
+class QuitGame(Exception):
+    """A player typed q."""
+
+
+ResultProvider = Callable[[], "object"]
+
+
+def opponent_score(view: GameView) -> int:
+    """The opponent's banked score (with more than two players: the leading opponent)."""
+    return max(s for i, s in enumerate(view.scores) if i != view.seat)
+
+
+def view_advice(result, view: GameView) -> Advice:  # type: ignore[no-untyped-def]
+    """Advice for the question the referee is asking in `view` (raises PositionError outside the model)."""
+    if view.last_round is not None:
+        raise PositionError("a last round is in progress, which the solver does not model")
+    me, opp = view.score, opponent_score(view)
+    if view.roll is not None:
+        return advise(result, Position(me, opp, view.turn_points), roll=faces_of(view.roll))
+    return advise(result, Position(me, opp, view.turn_points, view.dice_in_hand))
+
+
+def keep_matching(keeps: tuple[Keep, ...], faces: tuple[int, ...]) -> Keep | None:
+    """The legal keep whose dice are `faces`, if any."""
+    target = counts_of(faces)
+    return next((k for k in keeps if k.dice == target), None)
+
+
+class OptimalTwoPlayerPolicy:
+    """The optimal two-player bot: keeps and banks as `advise` says, from a solved `win` table."""
+
+    def __init__(self, result, explain: Callable[[str], None] | None = None):  # type: ignore[no-untyped-def]
+        self.result = result
+        self.explain = explain or (lambda text: None)
+        self._fallback = CautiousPolicy()
+        self.name = "optimal"
+
+    def choose_keep(self, view: GameView, keeps: tuple[Keep, ...]) -> Keep:
+        try:
+            advice = view_advice(self.result, view)
+        except PositionError as exc:
+            keep = best_keep(view, keeps)
+            self.explain(f"keep {faces_words(faces_of(keep.dice))} ({keep.points}), by rule of thumb: {exc}.")
+            return keep
+        best = advice.best
+        keep = keep_matching(keeps, best.keep or ()) if best is not None else None
+        if keep is None:  # cannot happen when the engine and the solver agree on the legal keeps
+            keep = best_keep(view, keeps)
+        self.explain(advice.sentence)
+        return keep
+
+    def should_bank(self, view: GameView) -> bool:
+        verdict = bank_is_worth_it(view)
+        if verdict is not None:
+            return verdict
+        try:
+            advice = view_advice(self.result, view)
+        except PositionError:
+            return self._fallback.wants_bank(view)
+        return advice.best is not None and advice.best.action == "bank"
+
+    def should_take_over(self, view: GameView, offer: TakeOverOffer) -> bool:
+        """Take over when rolling from the offered points and dice beats a fresh turn."""
+        try:
+            me, opp = view.score, opponent_score(view)
+            Position(me, opp, offer.points, offer.dice).validate(self.result.rules)
+            table = self.result.turn_table(me, opp)
+        except PositionError:
+            return self._fallback.should_take_over(view, offer)
+        _, take = decision_values(self.result, table, offer.points, offer.dice)
+        return take > self.result.win_at_start(me, opp)
+
+    def predict(self, view: GameView, choices: tuple[int, ...]) -> int | None:
+        """Never predict (the solved policy never does)."""
+        return None
+
+
+class Table:
+    """What the players share: the console, the names, the solved table (loaded once) and the narration."""
+
+    def __init__(self, rules: Rules, names: Sequence[str], console: Console,
+                 result_provider: ResultProvider | None):
+        self.rules = rules
+        self.names = list(names)
+        self.console = console
+        self._provider = result_provider
+        self._result: object | None = None
+        self.game: Game | None = None
+        self._seen = 0
+
+    def result(self):  # type: ignore[no-untyped-def]
+        if self._result is None:
+            if self._provider is None:
+                raise PositionError("no solved table available for advice")
+            self._result = self._provider()
+        return self._result
+
+    def say(self, text: str = "") -> None:
+        self.console.say(text)
+
+    def flush(self) -> None:
+        """Narrate the events the referee logged since the last call."""
+        if self.game is None:
+            return
+        events = self.game.events
+        for event in events[self._seen:]:
+            line = self.describe(event)
+            if line is not None:
+                self.say(line)
+        self._seen = len(events)
+
+    def sheet(self, scores: Sequence[int]) -> str:
+        return "Score sheet: " + " | ".join(f"{n} {s}" for n, s in zip(self.names, scores))
+
+    def describe(self, event: ev.Event) -> str | None:
+        """One line for an event of the log (None for those not worth a line)."""
+        names = self.names
+        if isinstance(event, ev.TurnStart):
+            return f"\n--- Turn {event.turn + 1}: {names[event.seat]} ({event.score}) ---"
+        if isinstance(event, ev.TakeOver):
+            verb = "takes over" if event.accepted else "declines to take over"
+            return f"{names[event.seat]} {verb} {event.points} with {event.dice} dice."
+        if isinstance(event, ev.Roll):
+            return f"{names[event.seat]}: roll {faces_words(event.faces)}"
+        if isinstance(event, ev.Kept):
+            return (f"{names[event.seat]}: keep {faces_words(faces_of(event.dice))} ({event.points})"
+                    f" -> turn {event.turn_points}, {event.dice_in_hand} dice in hand")
+        if isinstance(event, ev.Bust):
+            why = {"no_score": "no scoring die", "overshoot": f"past {self.rules.goal}",
+                   "prediction": "wrong prediction"}[event.reason]
+            lost = f", {event.lost} lost" if event.lost else ""
+            return f"{names[event.seat]}: bust ({why}){lost}."
+        if isinstance(event, ev.Banked):
+            if event.outcome == "scored":
+                return f"{names[event.seat]}: bank {event.points}: {event.score_before} -> {event.score_after}"
+            why = "counts for nothing (final stretch)" if event.outcome == "void" else "is a fault (rule of 50)"
+            return f"{names[event.seat]}: bank {event.points} {why}."
+        if isinstance(event, ev.Penalty):
+            return f"{names[event.seat]}: penalty ({event.kind.replace('_', ' ')}): {event.score_before} -> {event.score_after}"
+        if isinstance(event, ev.InstantWin):
+            return f"{names[event.seat]}: {faces_words(faces_of(event.dice))} wins the game at once!"
+        if isinstance(event, ev.Prediction) and event.points is not None:
+            return f"{names[event.seat]}: predicts {event.points} for the last two dice."
+        if isinstance(event, ev.PredictionResult):
+            return f"{names[event.seat]}: the dice scored {event.scored}: {'right' if event.right else 'wrong'}."
+        if isinstance(event, ev.TurnEnd):
+            return self.sheet(event.scores)
+        if isinstance(event, ev.GameEnd):
+            return f"\n{names[event.winner]} won, {max(event.scores)} to " \
+                   f"{max(s for i, s in enumerate(event.scores) if i != event.winner)}."
+        return None
+
+
+class HumanPolicy:
+    """A person at the keyboard: answers read from the console; `?` shows advice, Enter takes it."""
+
+    def __init__(self, table: Table, seat: int):
+        self.table = table
+        self.seat = seat
+
+    def _advice(self, view: GameView) -> Advice | str:
+        try:
+            return view_advice(self.table.result(), view)
+        except PositionError as exc:
+            return f"No advice here: {exc}."
+
+    def _show_advice(self, view: GameView) -> None:
+        advice = self._advice(view)
+        lines = [advice] if isinstance(advice, str) else render_text(advice)
+        for line in lines:
+            self.table.say("  " + line)
+
+    def _ask(self, prompt: str) -> str:
+        answer = self.table.console.ask(prompt).strip().lower()
+        if answer in ("q", "quit", "exit"):
+            raise QuitGame
+        return answer
+
+    def choose_keep(self, view: GameView, keeps: tuple[Keep, ...]) -> Keep:
+        self.table.flush()
+        advice = self._advice(view)
+        default = None
+        if isinstance(advice, Advice) and advice.best is not None:
+            default = keep_matching(keeps, advice.best.keep or ())
+        default = default or best_keep(view, keeps)
+        legal = ", ".join(f"{''.join(map(str, faces_of(k.dice)))} ({'wins' if k.win else k.points})" for k in keeps)
+        self.table.say(f"  legal keeps: {legal}")
+        shown = "".join(map(str, faces_of(default.dice)))
+        while True:
+            answer = self._ask(f"Keep which dice? (faces; Enter = {shown}; ? = advice; q = quit) ")
+            if answer == "?":
+                self._show_advice(view)
+                continue
+            if answer == "":
+                return default
+            digits = tuple(int(c) for c in answer if c.isdigit())
+            ok = digits and all(1 <= d <= 6 for d in digits) and len(digits) <= len(faces_of(view.roll or (0,) * 6))
+            keep = keep_matching(keeps, digits) if ok else None
+            if keep is not None:
+                return keep
+            self.table.say(f"  '{answer}' is not a legal keep; choose one of: {legal}")
+
+    def should_bank(self, view: GameView) -> bool:
+        self.table.flush()
+        advice = self._advice(view)
+        default = "roll"
+        if isinstance(advice, Advice) and advice.best is not None and advice.best.action:
+            default = advice.best.action
+        while True:
+            answer = self._ask(f"Turn {view.turn_points}, {view.dice_in_hand} dice in hand: "
+                               f"[b]ank or [r]oll? (Enter = {default}; ?; q) ")
+            if answer == "?":
+                self._show_advice(view)
+                continue
+            answer = answer or default
+            if answer in ("b", "bank"):
+                return True
+            if answer in ("r", "roll"):
+                return False
+            self.table.say("  answer b (bank) or r (roll)")
+
+    def should_take_over(self, view: GameView, offer: TakeOverOffer) -> bool:
+        self.table.flush()
+        while True:
+            answer = self._ask(f"Take over {offer.points} with {offer.dice} dice? [y/n] (Enter = n) ")
+            if answer in ("y", "yes"):
+                return True
+            if answer in ("", "n", "no"):
+                return False
+            self.table.say("  answer y or n")
+
+    def predict(self, view: GameView, choices: tuple[int, ...]) -> int | None:
+        self.table.flush()
+        while True:
+            answer = self._ask(f"Announce the points of your last two dice ({', '.join(map(str, choices))}), "
+                               f"or Enter for no prediction: ")
+            if answer == "":
+                return None
+            if answer.isdigit() and int(answer) in choices:
+                return int(answer)
+            self.table.say(f"  choose one of {', '.join(map(str, choices))}, or Enter")
+
+
+def seat_names(players: Sequence[str]) -> list[str]:
+    """'You' and 'Bot' for one human against one bot; numbered names otherwise."""
+    humans, bots = players.count("human"), players.count("bot")
+    names, counts = [], {"human": 0, "bot": 0}
+    for kind in players:
+        counts[kind] += 1
+        if kind == "human":
+            names.append("You" if humans == 1 else f"Player {counts[kind]}")
+        else:
+            names.append("Bot" if bots == 1 else f"Bot {counts[kind]}")
+    return names
+
+
+def parse_players(text: str) -> list[str]:
+    """'human,bot' -> ['human', 'bot'] (2 to 8 seats, each human or bot)."""
+    players = [p.strip().lower() for p in text.split(",") if p.strip()]
+    bad = [p for p in players if p not in PLAYER_KINDS]
+    if bad:
+        raise CinqmilleError(f"--players: each seat is 'human' or 'bot', got {bad[0]!r}")
+    if not 2 <= len(players) <= 8:
+        raise CinqmilleError(f"--players: a game has 2 to 8 seats, got {len(players)}")
+    return players
+
+
+def play_text(rules: Rules, players: Sequence[str], console: Console, *,
+              rng: np.random.Generator | None = None, dice: object | None = None,
+              result_provider: ResultProvider | None = None) -> int | None:
+    """Play a game in the console; returns the winner's seat, or None if the game was abandoned."""
+    table = Table(rules, seat_names(players), console, result_provider)
+    policies: list[object] = []
+    for seat, kind in enumerate(players):
+        if kind == "human":
+            policies.append(HumanPolicy(table, seat))
+        else:
+            name = table.names[seat]
+
+            def explain(text: str, name: str = name) -> None:
+                table.flush()
+                table.say(f"{name} thinks: {text}")
+
+            policies.append(OptimalTwoPlayerPolicy(table.result(), explain))
+    game = Game(rules, policies, rng=rng, dice=dice)  # type: ignore[arg-type]
+    table.game = game
+    if len(players) > 2 and "bot" in players:
+        table.say("Note: the bot is solved for two players; here it plays against the leading opponent.")
+    if not table.result().exact if "bot" in players else False:
+        table.say("Note: the solver relaxes some rules of this ruleset: " + "; ".join(table.result().assumptions))
+    table.say(f"5000 under '{rules.name}': {', '.join(table.names)} (first to play: {table.names[0]}).")
+    try:
+        while not game.finished:
+            game.play_turn()
+            table.flush()
+    except QuitGame:
+        table.say("\nGame abandoned.")
+        return None
+    except EOFError:
+        table.say("\nEnd of input: game abandoned.")
+        return None
+    return game.winner

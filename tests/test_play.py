@@ -1,0 +1,153 @@
+"""`cinqmille play` and `cinqmille.play`: the bot follows the solver, piped games run to the end, EOF and q quit."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from cinqmille.advice import advise
+from cinqmille.cli import main
+from cinqmille.engine import Banked, Kept, Roll, TurnEnd, TurnStart, play_game
+from cinqmille.dice import faces_of
+from cinqmille.play import OptimalTwoPlayerPolicy, play_text
+from cinqmille.position import Position
+from cinqmille.rules import load_rules, rules_from_dict
+from cinqmille.solver import solve
+
+pytestmark = pytest.mark.usefixtures("session_cache")
+
+
+def run(*args: str, text: str = "") -> tuple[int, str, str]:
+    out = CliRunner().invoke(main, ["play", *args], input=text)
+    return out.exit_code, out.stdout, out.stderr
+
+
+class NoInput:
+    """A console for games without people: any question is a test failure."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def ask(self, prompt: str) -> str:
+        raise AssertionError(f"a bot-only game asked: {prompt}")
+
+    def say(self, text: str = "") -> None:
+        self.lines.append(text)
+
+
+def test_bot_keeps_and_banks_as_the_solver_says(tiny_rules_file: Path) -> None:
+    """In bot-against-bot games every keep is worth the solver's best keep, and every bank or roll is the advised one."""
+    rules = load_rules(str(tiny_rules_file))
+    result = solve(rules, "win")
+    checked = 0
+    for seed in range(12):
+        game = play_game(rules, [OptimalTwoPlayerPolicy(result), OptimalTwoPlayerPolicy(result)],
+                         rng=np.random.default_rng(seed))
+        scores = [0, 0]
+        for event in game.events:
+            if isinstance(event, TurnStart):
+                seat, t = event.seat, 0
+                me, opp = scores[seat], scores[1 - seat]
+            elif isinstance(event, Roll):
+                if event.asked:  # the bot chose to roll although it could bank
+                    assert advise(result, Position(me, opp, t, len(event.faces))).best.action == "roll"
+                faces = event.faces
+            elif isinstance(event, Kept):
+                options = result.keep_options(Position(me, opp, t), faces)
+                kept = next(o for o in options if o.keep == faces_of(event.dice))
+                assert kept.win == pytest.approx(options[0].win, abs=1e-12)
+                t = event.turn_points
+                checked += 1
+            elif isinstance(event, Banked):
+                best = advise(result, Position(me, opp, event.points, dice)).best
+                assert best.action == "bank" and 0.0 <= best.win <= 1.0
+            elif isinstance(event, TurnEnd):
+                scores = list(event.scores)
+            if isinstance(event, Kept):
+                dice = event.dice_in_hand
+        assert game.winner in (0, 1)
+    assert checked > 20
+
+
+def test_piped_game_runs_to_the_end(tiny_rules_file: Path) -> None:
+    """A human taking every advised move (Enter) against the bot finishes the game; a sheet follows every turn."""
+    code, out, err = run("--rules", str(tiny_rules_file), "--seed", "1", text="\n" * 3000)
+    assert code == 0, err
+    assert re.search(r"^(You|Bot) won, \d+ to \d+\.$", out, re.M)
+    turns = len(re.findall(r"^--- Turn \d+:", out, re.M))
+    assert turns > 1 and len(re.findall(r"^Score sheet: You \d+ \| Bot \d+$", out, re.M)) == turns
+    assert "Bot thinks: " in out and "Traceback" not in out + err
+
+
+def test_same_seed_same_game(tiny_rules_file: Path) -> None:
+    """The same seed and the same answers give the same transcript."""
+    first = run("--rules", str(tiny_rules_file), "--seed", "11", text="\n" * 3000)
+    second = run("--rules", str(tiny_rules_file), "--seed", "11", text="\n" * 3000)
+    assert first == second
+
+
+def test_bot_explains_with_the_advise_sentence(tiny_rules_file: Path) -> None:
+    """The bot's first explanation is the sentence `advise` gives for its first roll."""
+    code, out, _ = run("--rules", str(tiny_rules_file), "--players", "bot,human", "--seed", "2", text="\n" * 3000)
+    assert code == 0
+    roll = re.search(r"^Bot: roll ([1-6-]+)$", out, re.M)
+    said = re.search(r"^Bot thinks: (.*)$", out, re.M)
+    assert roll and said
+    result = solve(load_rules(str(tiny_rules_file)), "win")
+    assert said.group(1) == advise(result, Position(0, 0, 0), roll=roll.group(1)).sentence
+
+
+def test_question_mark_shows_advice(tiny_rules_file: Path) -> None:
+    """`?` at the first keep prints the advise sentence of that roll."""
+    code, out, _ = run("--rules", str(tiny_rules_file), "--seed", "4", text="?\n" + "\n" * 3000)
+    assert code == 0
+    roll = re.search(r"^You: roll ([1-6-]+)$", out, re.M)
+    assert roll
+    result = solve(load_rules(str(tiny_rules_file)), "win")
+    assert advise(result, Position(0, 0, 0), roll=roll.group(1)).sentence in out
+
+
+def test_end_of_input_quits_cleanly(tiny_rules_file: Path) -> None:
+    """With no input at all the game stops at the first question with a message and exit 0."""
+    code, out, err = run("--rules", str(tiny_rules_file), "--seed", "1", text="")
+    assert code == 0 and "End of input" in out and "Traceback" not in out + err
+
+
+def test_q_quits(tiny_rules_file: Path) -> None:
+    """q at a question abandons the game with exit 0."""
+    code, out, _ = run("--rules", str(tiny_rules_file), "--seed", "1", text="q\n")
+    assert code == 0 and "Game abandoned." in out
+
+
+def test_illegal_keep_asks_again(tiny_rules_file: Path) -> None:
+    """An answer that is not a legal keep is refused and the question is asked again."""
+    code, out, _ = run("--rules", str(tiny_rules_file), "--seed", "1", text="9\n" + "\n" * 3000)
+    assert code == 0 and "'9' is not a legal keep" in out and " won, " in out
+
+
+def test_two_people_at_one_keyboard(tiny_rules_file: Path) -> None:
+    """human,human plays to a winner with both players answering from the same input."""
+    code, out, _ = run("--rules", str(tiny_rules_file), "--players", "human,human", "--seed", "3",
+                       text="\n" * 3000)
+    assert code == 0 and re.search(r"^Player [12] won", out, re.M) and "Bot" not in out
+
+
+@pytest.mark.parametrize("players", ["human,cat", "human", ",".join(["bot"] * 9)])
+def test_bad_players_is_one_line(players: str, tiny_rules_file: Path) -> None:
+    """--players with an unknown kind or a wrong number of seats: exit 2, one line."""
+    code, _, err = run("--rules", str(tiny_rules_file), "--players", players)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_bot_plays_a_last_round_by_rule_of_thumb() -> None:
+    """Under last_round (outside the solver's model) bot-against-bot games still end with a winner."""
+    rules = rules_from_dict({"name": "tiny-lr", "goal": 500, "opening": 150, "last_round": True})
+    for seed in range(3):
+        console = NoInput()
+        winner = play_text(rules, ["bot", "bot"], console, rng=np.random.default_rng(seed),
+                           result_provider=lambda: solve(rules, "win"))
+        assert winner in (0, 1) and any("relaxes" in line for line in console.lines)
