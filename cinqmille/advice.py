@@ -123,9 +123,9 @@ def advise(result: "SolveResult", position: Position, roll: str | tuple[int, ...
     """Rank the options of `position` (bank or roll), or of the keeps of `roll` (raises `PositionError`)."""
     rules = result.rules
     position.validate(rules)
-    common = dict(exact=result.exact, assumptions=tuple(result.assumptions))
+    exact, assumptions = result.exact, tuple(result.assumptions)
     if roll is None:
-        return _bank_or_roll(result, position, common)
+        return _bank_or_roll(result, position, exact, assumptions)
     from .solver import parse_faces
 
     faces = parse_faces(roll, rules)
@@ -149,10 +149,10 @@ def advise(result: "SolveResult", position: Position, roll: str | tuple[int, ...
                               turn=turn, dice=left, bank=bank, roll=roll_v))
     ranked = _rank(choices, key=lambda c: (-c.win, -(c.points or 0)))
     win = ranked[0].win if ranked else float(table.bust)
-    return Advice(rules, position, faces, win, ranked, **common)
+    return Advice(rules, position, faces, win, ranked, exact, assumptions)
 
 
-def _bank_or_roll(result: "SolveResult", position: Position, common: dict) -> Advice:
+def _bank_or_roll(result: "SolveResult", position: Position, exact: bool, assumptions: tuple[str, ...]) -> Advice:
     rules = result.rules
     dice = position.hand(rules)
     table = result.turn_table(position.me, position.opp)
@@ -162,7 +162,7 @@ def _bank_or_roll(result: "SolveResult", position: Position, common: dict) -> Ad
         choices.insert(0, Choice(win=bank, loss=0.0, action="bank"))  # first: ties go to banking
     ranked = _rank(choices, key=lambda c: -c.win)
     refusal = None if bank is not None else bank_refusal(rules, position)
-    return Advice(rules, position, None, ranked[0].win, ranked, refusal=refusal, **common)
+    return Advice(rules, position, None, ranked[0].win, ranked, exact, assumptions, refusal=refusal)
 
 
 def _rank(choices: list[Choice], key: Any) -> tuple[Choice, ...]:
@@ -286,7 +286,7 @@ def render_text(advice: Advice) -> list[str]:
     else:
         lines.append(head + f"rolled {faces_words(advice.roll)}.")
         if advice.options:
-            rows = []
+            keep_rows: list[tuple[str, str, str, Choice]] = []
             for o in advice.options:
                 then = {"win": "wins at once", "bust": "past the goal: bust"}.get(o.then or "", "")
                 if o.then == "bank":
@@ -294,11 +294,11 @@ def render_text(advice: Advice) -> list[str]:
                 elif o.then == "roll":
                     full = o.dice == rules.dice and len(o.keep or ()) == len(advice.roll)
                     then = f"roll {dice_words(o.dice or 0, full)} (turn {o.turn})"
-                rows.append(("-".join(map(str, o.keep or ())), str(o.points), then, o))
-            wk = max(4, max(len(r[0]) for r in rows))
-            wt = max(4, max(len(r[2]) for r in rows))
+                keep_rows.append(("-".join(map(str, o.keep or ())), str(o.points), then, o))
+            wk = max(4, max(len(r[0]) for r in keep_rows))
+            wt = max(4, max(len(r[2]) for r in keep_rows))
             lines.append(f"  {'keep':<{wk}}  {'points':>6}  {'then':<{wt}}  {'win':>8}  vs best")
-            for keep, points, then, o in rows:
+            for keep, points, then, o in keep_rows:
                 lines.append(f"  {keep:<{wk}}  {points:>6}  {then:<{wt}}  {pct(o.win, 2):>8}  {_loss(o)}")
     lines.append(advice.sentence)
     if not advice.exact:

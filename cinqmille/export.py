@@ -51,8 +51,8 @@ def reachable(rules: Rules, tmax: int) -> np.ndarray:
     reach = np.zeros((tmax + 1, d), dtype=bool)
     reach[0, d - 1] = True
     for t in range(tmax + 1):
-        for m in np.nonzero(reach[t])[0] + 1:
-            for units, left in moves[int(m)]:
+        for col in np.nonzero(reach[t])[0]:
+            for units, left in moves[int(col) + 1]:
                 if t + units <= tmax:
                     reach[t + units, left - 1] = True
     return reach
@@ -187,7 +187,7 @@ def _write_csv(path: Path, cols: Columns, meta: dict) -> None:
 
 def _write_npz(path: Path, cols: Columns, meta: dict) -> None:
     with open(path, "wb") as handle:
-        np.savez_compressed(handle, **cols, meta=np.array(json.dumps(meta)))
+        np.savez_compressed(handle, **cols, meta=np.array(json.dumps(meta)))  # type: ignore[arg-type]
 
 
 def _write_parquet(path: Path, cols: Columns, meta: dict) -> None:
@@ -220,8 +220,8 @@ def read_policy(path: Path) -> Columns:
     with open(path, newline="", encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
     header, body = rows[0], rows[1:]
-    cols = list(zip(*body)) if body else [[] for _ in header]
-    data = dict(zip(header, cols))
+    columns: list[tuple[str, ...]] = list(zip(*body)) if body else [() for _ in header]
+    data = dict(zip(header, columns))
     return {
         "me": np.array(data["me"], dtype=np.int32), "opp": np.array(data["opp"], dtype=np.int32),
         "turn": np.array(data["turn"], dtype=np.int32), "dice": np.array(data["dice"], dtype=np.int8),

@@ -87,11 +87,10 @@ class OptimalTwoPlayerPolicy:
             self.explain(f"keep {faces_words(faces_of(keep.dice))} ({keep.points}), by rule of thumb: {exc}.")
             return keep
         best = advice.best
-        keep = keep_matching(keeps, best.keep or ()) if best is not None else None
-        if keep is None:  # cannot happen when the engine and the solver agree on the legal keeps
-            keep = best_keep(view, keeps)
+        match = keep_matching(keeps, best.keep or ()) if best is not None else None
         self.explain(advice.sentence)
-        return keep
+        # no match cannot happen when the engine and the solver agree on the legal keeps
+        return match if match is not None else best_keep(view, keeps)
 
     def should_bank(self, view: GameView) -> bool:
         verdict = bank_is_worth_it(view)
