@@ -21,7 +21,7 @@ from typing import Protocol
 
 import numpy as np
 
-from .advice import Advice, advise, decision_values, faces_words, render_text
+from .advice import Advice, advise, decision_values, dice_words, faces_words, render_text
 from .dice.scoring import Keep, counts_of, faces_of
 from .engine import Game
 from .engine import log as ev
@@ -162,12 +162,12 @@ class Table:
             return f"\n--- Turn {event.turn + 1}: {names[event.seat]} ({event.score}) ---"
         if isinstance(event, ev.TakeOver):
             verb = "takes over" if event.accepted else "declines to take over"
-            return f"{names[event.seat]} {verb} {event.points} with {event.dice} dice."
+            return f"{names[event.seat]} {verb} {event.points} with {dice_words(event.dice)}."
         if isinstance(event, ev.Roll):
             return f"{names[event.seat]}: roll {faces_words(event.faces)}"
         if isinstance(event, ev.Kept):
             return (f"{names[event.seat]}: keep {faces_words(faces_of(event.dice))} ({event.points})"
-                    f" -> turn {event.turn_points}, {event.dice_in_hand} dice in hand")
+                    f" -> turn {event.turn_points}, {dice_words(event.dice_in_hand)} in hand")
         if isinstance(event, ev.Bust):
             why = {"no_score": "no scoring die", "overshoot": f"past {self.rules.goal}",
                    "prediction": "wrong prediction"}[event.reason]
