@@ -12,7 +12,9 @@ from brute_force import brute_force_win
 from cinqmille.dice import dice_tables, faces_of, legal_keeps
 from cinqmille.position import Position
 from cinqmille.rules import Rules, rules_from_dict
+from cinqmille.rules import load_rules
 from cinqmille.solver import compute, relaxations
+from cinqmille.solver.two_player import bellman_residual
 from cinqmille.solver.grid import ScoreGrid
 
 TINY = {
@@ -56,6 +58,25 @@ def test_solver_equals_brute_force(name: str) -> None:
 def test_solver_equals_brute_force_more_rules(name: str) -> None:
     """The same agreement under final stretch, rule of 50, mandatory hot dice, six dice, linear multiples."""
     check_against_brute_force(name, TINY_SLOW[name])
+
+
+@pytest.mark.parametrize("spec", [{"goal": 2500, "opening": 500},
+                                  {"base": "house", "goal": 2000, "final_stretch": {"from": 1500}}])
+def test_bellman_residual_of_a_medium_ruleset(spec: dict) -> None:
+    """Every turn, evaluated afresh from the solved table, reproduces its value to 1e-9."""
+    rules = rules_from_dict(spec)
+    result = compute(rules)
+    assert bellman_residual(rules, result.values) <= 1e-9
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["standard", "house", "sheet", "six-dice"])
+def test_bellman_residual_of_presets(name: str) -> None:
+    """The presets' solved tables satisfy the Bellman equations to 1e-9 at every pair."""
+    rules = load_rules(name)
+    result = compute(rules)
+    assert result.residual <= 1e-9
+    assert bellman_residual(rules, result.values) <= 1e-9
 
 
 @pytest.fixture(scope="module")

@@ -159,7 +159,7 @@ class SolveResult:
         bank = float(table.bank[row, m - 1])
         if bank > -np.inf:
             options.append(Option(win=bank, action="bank"))
-        return sorted(options, key=lambda o: -o.win)
+        return sorted(options, key=lambda o: (-o.win, o.action != "bank"))  # a tie goes to banking
 
     def keep_options(self, position: Position, roll: str | tuple[int, ...]) -> list[Option]:
         """Every legal keep of a roll, with its value and the best action after it, best first."""

@@ -70,7 +70,7 @@ import numpy as np
 
 from ..rules import Rules
 from .grid import ScoreGrid
-from .kernel import TurnKernel
+from .kernel import BankTable, TurnKernel
 
 Progress = Callable[[float], None]
 
@@ -140,33 +140,48 @@ def solve_level(kernel: TurnKernel, grid: ScoreGrid, a: np.ndarray, b: np.ndarra
     mirror = np.array([pos[(int(y), int(x))] for x, y in zip(a, b)])
     bank = grid.bank_table(a, b, int(caps.max()), w)
     l0 = 1.0 - _guess(grid, w, b, a)
-    residual = np.inf
-    passes = 0
+    big_a, big_b, step = np.zeros(p), np.zeros(p), np.zeros(p)
     values = np.zeros(p)
+    previous = np.full(p, np.inf)
+    residual = 0.0
+    passes = 0
+    rows = np.arange(p)  # rows still iterating; a pair and its mirror leave together
     for it in range(max_iter):
-        big_a, big_b, _, _ = kernel.run(a, caps, bank, l0)
+        if not len(rows):
+            break
+        sub = BankTable(bank.a[rows], bank.b[rows])
+        big_a[rows], big_b[rows], _, _ = kernel.run(a[rows], caps[rows], sub, l0[rows])
         passes += 1
-        values = big_a + big_b * l0
-        new_res = float(np.abs(values - (1.0 - l0[mirror])).max())
-        qa, qb = big_a[mirror], big_b[mirror]
-        denom = 1.0 - big_b * qb
-        newton_ok = it == 0 or (it < max_iter // 2 and new_res < residual * 0.999)
-        if newton_ok:
-            safe = denom > 1e-15
-            step = np.where(safe, (big_a + big_b * (1.0 - qa - qb)) / np.where(safe, denom, 1.0), values)
-        else:
-            step = values  # plain value-iteration step
-        new_l0 = 1.0 - step[mirror]
+        here = big_a[rows] + big_b[rows] * l0[rows]
+        res = np.abs(here - (1.0 - l0[mirror[rows]]))
+        qa, qb = big_a[mirror[rows]], big_b[mirror[rows]]
+        denom = 1.0 - big_b[rows] * qb
+        newton_ok = (it == 0) | ((it < max_iter // 2) & (res < previous[rows] * 0.999))
+        safe = newton_ok & (denom > 1e-15)
+        newton = (big_a[rows] + big_b[rows] * (1.0 - qa - qb)) / np.where(safe, denom, 1.0)
+        step[rows] = np.where(safe, newton, here)  # else a plain value-iteration step
+        new_l0 = 1.0 - step[mirror[rows]]
         # Each turn value is convex in its bust value (a max of affine functions), so the
         # Bellman residual at the new point is at most the change of L: accept the step then.
-        bound = float(np.abs(new_l0 - l0).max())
-        if newton_ok and bound <= tol:
-            values, residual = step, max(bound, 0.0)
-            break
-        if new_res <= tol:
-            residual = new_res
-            break
-        l0, residual = new_l0, new_res
+        bound = np.abs(new_l0 - l0[rows])
+        by_bound = safe & (bound <= tol)
+        by_res = res <= tol
+        # a pair and its mirror finish together, on the same criterion, so their values agree
+        flag_bound = np.zeros(p, dtype=bool)
+        flag_res = np.zeros(p, dtype=bool)
+        flag_bound[rows], flag_res[rows] = by_bound, by_res
+        both_bound = (flag_bound & flag_bound[mirror])[rows]
+        both_res = (flag_res & flag_res[mirror])[rows] & ~both_bound
+        finished = both_bound | both_res
+        values[rows] = np.where(both_bound, step[rows], here)
+        if finished.any():
+            residual = max(residual, float(np.where(both_bound, bound, res)[finished].max()))
+        l0[rows] = np.where(finished, l0[rows], new_l0)
+        previous[rows] = res
+        rows = rows[~finished]
+    else:
+        if len(rows):
+            residual = max(residual, float(previous[rows].max()))
     out = np.empty(p)
     out[order] = values
     return out, residual, passes
@@ -200,3 +215,26 @@ def solve_two_player(rules: Rules, tol: float = 1e-12, progress: Progress | None
             progress(done / total_pairs)
     del start
     return w, LevelStats(levels=levels, passes=passes, states=states, residual=worst)
+
+
+def bellman_residual(rules: Rules, w: np.ndarray, kernel: TurnKernel | None = None) -> float:
+    """The largest ``|W(a, b) - Roll(a, b, 0, D)|`` over every pair, each turn evaluated afresh from `w`.
+
+    An independent check of a solved table: one backward pass per level with the
+    bust values ``1 - W(b, a)`` read from the table, no iteration.
+    """
+    grid = ScoreGrid.of(rules)
+    kernel = kernel or TurnKernel(rules)
+    worst = 0.0
+    for total in range(2 * (grid.goal - 1), -1, -1):
+        a, b = level_pairs(grid, total)
+        if not len(a):
+            continue
+        caps = grid.cap(a)
+        order = np.argsort(-caps, kind="stable")
+        a, b, caps = a[order], b[order], caps[order]
+        l0 = 1.0 - w[b, a]
+        bank = grid.bank_table(a, b, int(caps.max()), w)
+        big_a, big_b, _, _ = kernel.run(a, caps, bank, l0)
+        worst = max(worst, float(np.abs(big_a + big_b * l0 - w[a, b]).max()))
+    return worst
