@@ -312,7 +312,7 @@ def _score(rules: Rules, score: int) -> str:
 
 
 def _loss(o: Choice) -> str:
-    return "best" if o.loss == 0 else f"-{100 * o.loss:.2f} pts"
+    return "best" if o.loss == 0 else f"-{100 * o.loss:.2f} pp"
 
 
 def is_cached(rules: Rules) -> bool:
