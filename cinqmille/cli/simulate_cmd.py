@@ -1,0 +1,70 @@
+"""`cinqmille simulate`: play many seeded games between named policies and report the statistics."""
+
+from __future__ import annotations
+
+import click
+
+from ..simulation import SimConfig, SimResult, simulate
+from .common import emit_json, friendly_errors, json_option, resolve_rules, rules_option
+from .progress import progress_bar
+
+
+def parse_players(text: str) -> tuple[str, ...]:
+    """`optimal,threshold:350` -> ("optimal", "threshold:350")."""
+    return tuple(p.strip() for p in text.split(",") if p.strip())
+
+
+def backend_options(func):  # noqa: ANN001, ANN201 - a Click decorator
+    """Add `--jobs`, `--backend` and `--scheduler` (shared with `compare`)."""
+    func = click.option("--scheduler", metavar="ADDRESS", default=None,
+                        help="Address of a running Dask scheduler (with --backend dask), e.g. tcp://10.0.0.5:8786.")(func)
+    func = click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
+                        help="Where batches run: local worker processes (loky) or an existing Dask cluster.")(func)
+    func = click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+                        help="Worker processes (the result does not depend on it).")(func)
+    return func
+
+
+def format_result(res: SimResult) -> list[str]:
+    """The text report of a simulation."""
+    lines = [f"{res.games:,} games of '{res.rules}' ({res.engine} engine, seed {res.seed}, "
+             f"{res.jobs} job{'s' if res.jobs > 1 else ''}, {res.seconds:.1f} s, "
+             f"{res.games / max(res.seconds, 1e-9):,.0f} games/s)"]
+    width = max(len(p) for p in res.players)
+    lines.append(f"{'seat':>4}  {'player':<{width}}  {'wins':>9}  {'win rate':>8}  {'95% interval':>17}  {'bust rate':>9}")
+    for i, p in enumerate(res.players):
+        lo, hi = res.ci95[i]
+        lines.append(f"{i:>4}  {p:<{width}}  {res.wins[i]:>9,}  {res.win_rate[i]:>8.2%}  "
+                     f"{lo:>8.2%}-{hi:<8.2%}  {res.bust_rate_by_seat[i]:>9.2%}")
+    lines.append(f"Game length: mean {res.mean_turns:.1f} turns, median {res.median_turns:.0f} "
+                 f"(turns of all players). Bust rate {res.bust_rate:.2%} of turns; "
+                 f"mean banked turn {res.mean_banked_turn:.0f} points.")
+    return lines
+
+
+@click.command("simulate")
+@rules_option
+@click.option("--players", "players_text", required=True, metavar="P1,P2[,...]",
+              help="Policies by seat (seat 0 starts): optimal, expected, threshold:T, threshold:T/K, cautious, random.")
+@click.option("--games", type=click.IntRange(min=1), default=10_000, show_default=True, help="Number of games.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed: the same seed gives the same result.")
+@backend_options
+@click.option("--engine", type=click.Choice(["auto", "vectorised", "referee"]), default="auto", show_default=True,
+              help="auto: the vectorised simulator when it applies (two players, a ruleset solved exactly), else the referee.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=None,
+              help="Games per seeded batch (default 25000 vectorised, 200 referee); part of what the seed fixes.")
+@json_option
+@friendly_errors
+def command(rules_spec: str, players_text: str, games: int, seed: int, jobs: int, backend: str,
+            scheduler: str | None, engine: str, batch_size: int | None, as_json: bool) -> None:
+    """Play many games between policies: wins per seat with 95% intervals, game length, busts."""
+    rules = resolve_rules(rules_spec)
+    config = SimConfig(rules, parse_players(players_text), games, seed=seed, jobs=jobs, engine=engine,  # type: ignore[arg-type]
+                       batch_size=batch_size, backend=backend, scheduler=scheduler)  # type: ignore[arg-type]
+    with progress_bar(f"Simulating {games:,} games") as update:
+        result = simulate(config, progress=update)
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    for line in format_result(result):
+        click.echo(line)

@@ -1,0 +1,206 @@
+"""Figures of the solved policy (PNG, matplotlib from the optional extra `plot`).
+
+- `plot_bank_regions`: for a few score situations, bank or roll by turn points and dice in hand;
+- `plot_bank_heatmap`: the smallest turn total the optimal player banks, with each number of dice
+  in hand, over (my score, opponent's score);
+- `plot_win_chance`: the chance to win at the start of a turn against the score difference, one
+  curve per opponent score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import CinqmilleError
+from ..policies.optimal import OptimalTable, optimal_table
+from ..rules import Rules
+from ..solver import solve
+from ..solver.kernel import UNIT
+
+DEFAULT_SITUATIONS: tuple[tuple[int, int], ...] = ((0, 0), (2000, 2000), (1000, 4000), (4000, 1000))
+
+
+def _pyplot():  # noqa: ANN202
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise CinqmilleError("plots need matplotlib: pip install 'cinqmille[plot]'") from None
+    return plt
+
+
+def _situations(rules: Rules, situations: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    out = []
+    for me, opp in situations:
+        me = min(me, rules.goal - 2 * UNIT) if me else 0
+        opp = min(opp, rules.goal - 2 * UNIT) if opp else 0
+        if rules.opening:
+            me = me if me == 0 else max(me, rules.opening)
+            opp = opp if opp == 0 else max(opp, rules.opening)
+        out.append((me, opp))
+    return out
+
+
+def bank_grid(table: OptimalTable, me: int, opp: int, max_points: int) -> np.ndarray:
+    """(dice, turn points / 50 + 1) codes: 0 bank not allowed, 1 roll, 2 bank."""
+    d = table.dice
+    t = np.arange(max_points // UNIT + 1)
+    pid = table.pair(me // UNIT, opp // UNIT)
+    rows = table.rows(np.full(len(t), pid), t)
+    bank = table.bank[rows]  # (T, D)
+    value = table.value[rows]
+    # banking allowed: the bank flag, or a roll chosen while a bank was possible; read the rules
+    from ..simulation.model import BankRules
+
+    br = BankRules.of(table.rules)
+    allowed = np.stack([br.allowed(np.full(len(t), me // UNIT), t, np.full(len(t), m)) for m in range(1, d + 1)], axis=1)
+    del value
+    codes = np.where(bank, 2, np.where(allowed, 1, 0))
+    return codes.T
+
+
+def plot_bank_regions(rules: Rules, path: Path, situations: Sequence[tuple[int, int]] = DEFAULT_SITUATIONS,
+                      max_points: int = 2000) -> Path:
+    """Bank or roll by turn points (x) and dice in hand (y), for a few (my score, opponent's score)."""
+    plt = _pyplot()
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    table = optimal_table(rules)
+    sits = _situations(rules, situations)
+    cols = 2
+    rows_n = (len(sits) + 1) // 2
+    fig, axes = plt.subplots(rows_n, cols, figsize=(11, 3.0 * rows_n + 0.8), squeeze=False, sharex=True)
+    cmap = ListedColormap(["#d9d9d9", "#f4a259", "#5b8e7d"])
+    d = rules.dice
+    for ax, (me, opp) in zip(axes.flat, sits):
+        codes = bank_grid(table, me, opp, max_points)
+        ax.imshow(codes, aspect="auto", origin="lower", cmap=cmap, vmin=0, vmax=2, interpolation="nearest",
+                  extent=(-UNIT / 2, max_points + UNIT / 2, 0.5, d + 0.5))
+        me_s = "not opened" if me == 0 and rules.opening else str(me)
+        opp_s = "not opened" if opp == 0 and rules.opening else str(opp)
+        ax.set_title(f"me {me_s}, opponent {opp_s}", fontsize=11)
+        ax.set_yticks(range(1, d + 1))
+        ax.set_ylabel("dice in hand")
+        ax.grid(False)
+    for ax in axes[-1]:
+        ax.set_xlabel("turn points set aside")
+    for ax in list(axes.flat)[len(sits):]:
+        ax.axis("off")
+    fig.legend(handles=[Patch(color="#5b8e7d", label="bank"), Patch(color="#f4a259", label="roll"),
+                        Patch(color="#d9d9d9", label="cannot bank (must roll)")],
+               loc="lower center", ncol=3, frameon=False)
+    fig.suptitle(f"Optimal bank-or-roll decision ({rules.name})", fontsize=13)
+    fig.tight_layout(rect=(0, 0.06, 1, 0.96))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return Path(path)
+
+
+def smallest_bank(table: OptimalTable, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """(scores in points, S x S array): the smallest turn total (points) banked with m dice, NaN if never."""
+    s = len(table.scores)
+    out = np.full((s, s), np.nan)
+    d = table.dice
+    for ia in range(s):
+        cap = int(table.caps[ia])
+        base = table.offset[ia * s: (ia + 1) * s]  # rows of t = 0 for every b
+        rows = base[:, None] + np.arange(cap + 1)[None, :]
+        flags = table.bank[rows, m - 1]  # (S, cap+1)
+        flags[:, 0] = False
+        has = flags.any(axis=1)
+        first = flags.argmax(axis=1)
+        out[ia] = np.where(has, first * UNIT, np.nan)
+    del d
+    return table.scores * UNIT, out
+
+
+def plot_bank_heatmap(rules: Rules, path: Path) -> Path:
+    """Heat maps of the smallest turn total the optimal player banks, per number of dice in hand."""
+    plt = _pyplot()
+    table = optimal_table(rules)
+    d = rules.dice
+    cols = 3
+    rows_n = (d + cols - 1) // cols
+    fig, axes = plt.subplots(rows_n, cols, figsize=(14, 4.6 * rows_n + 0.6), squeeze=False, layout="constrained")
+    opened = table.scores > 0 if rules.opening else np.ones(len(table.scores), bool)
+    sc = table.scores[opened] * UNIT
+    ext = (sc.min() - UNIT / 2, sc.max() + UNIT / 2, sc.min() - UNIT / 2, sc.max() + UNIT / 2)
+    vmax = 2000
+    image = None
+    for m in range(1, d + 1):
+        ax = axes.flat[m - 1]
+        _, grid = smallest_bank(table, m)
+        sub = grid[np.ix_(opened, opened)]
+        image = ax.imshow(np.minimum(sub, vmax), origin="lower", extent=ext, cmap="viridis", vmin=0, vmax=vmax,
+                          aspect="equal", interpolation="nearest")
+        ax.set_title(f"{m} {'die' if m == 1 else 'dice'} in hand", fontsize=11)
+        ax.set_xlabel("opponent's score")
+        ax.set_ylabel("my score")
+    for ax in list(axes.flat)[d:]:
+        ax.axis("off")
+    cbar = fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.85, pad=0.02)
+    cbar.set_label(f"smallest turn total banked (points; {vmax}+ capped; blank: never)")
+    fig.suptitle(f"When the optimal player banks ({rules.name}, both players opened)", fontsize=13)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return Path(path)
+
+
+def plot_win_chance(rules: Rules, path: Path, opponents: Sequence[int] | None = None) -> Path:
+    """Chance to win at the start of my turn against (my score - opponent's score), per opponent score."""
+    plt = _pyplot()
+    result = solve(rules, "win")
+    w = result.values
+    from ..solver.grid import ScoreGrid
+
+    grid = ScoreGrid.of(rules)
+    scores = grid.scores
+    g = rules.goal
+    if opponents is None:
+        opponents = [0, g // 5, 2 * g // 5, 3 * g // 5, 4 * g // 5]
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    for opp in opponents:
+        b = opp // UNIT
+        if not grid.valid(b):
+            b = int(scores[np.searchsorted(scores, b)])
+        vals = w[scores, b]
+        label = "opponent not opened" if b == 0 and rules.opening else f"opponent at {b * UNIT}"
+        line, = ax.plot((scores[1:] - b) * UNIT, vals[1:], linewidth=1.6, label=label)
+        if rules.opening:  # me not opened: one point, apart from the opened scores
+            ax.plot([(0 - b) * UNIT], [vals[0]], marker="o", markerfacecolor="none", color=line.get_color())
+        else:
+            ax.plot([(0 - b) * UNIT], [vals[0]], marker=".", color=line.get_color())
+    ax.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
+    ax.axvline(0, color="grey", linewidth=0.8, linestyle="--")
+    ax.set_xlabel("my score − opponent's score (points)")
+    ax.set_ylabel("chance to win (start of my turn)")
+    ax.set_ylim(0, 1)
+    ax.set_title(f"Winning chance against the score difference ({rules.name}, optimal play)")
+    if rules.opening:
+        ax.plot([], [], marker="o", markerfacecolor="none", color="black", linestyle="none",
+                label="me not opened (score 0)")
+    ax.legend(loc="lower right")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return Path(path)
+
+
+def write_figures(rules: Rules, directory: Path) -> list[Path]:
+    """Write the three figures of `rules` into `directory` (created); return their paths."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    _pyplot()
+    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in rules.name)
+    return [
+        plot_bank_regions(rules, directory / f"{safe}-bank-regions.png"),
+        plot_bank_heatmap(rules, directory / f"{safe}-bank-heatmap.png"),
+        plot_win_chance(rules, directory / f"{safe}-win-chance.png"),
+    ]

@@ -1,0 +1,211 @@
+"""Vectorised forms of the policies, for many games at once (exactly the engine policies' choices).
+
+Each takes arrays of the games it plays (pair id `pid`, banked `a`, `b`, turn
+points `t` in units of 50, dice in hand `m`) and answers two questions:
+
+``keep(pid, a, t, c)``
+    the keep (index into the roll model's keep arrays) after a roll of class `c`;
+``bank(pid, a, b, t, m)``
+    bank (True) or roll, asked after every keep that neither won nor overshot.
+    The answer must be False where banking is not allowed.
+
+`optimal` reads the `OptimalTable`; `threshold`, `cautious` and `expected`
+apply the rules of `cinqmille.policies` (the same guards: never bank a turn
+that scores nothing, always bank a turn that wins). `vector_policy(spec, rules)`
+parses a policy name; `random` has no vectorised form (the referee plays it).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+from ..errors import CinqmilleError
+from ..policies import parse_policy
+from ..policies.heuristics import CautiousPolicy, ThresholdPolicy
+from ..policies.optimal import OptimalTable, optimal_table
+from ..rules import Rules
+from ..solver.kernel import UNIT
+from .model import SCORED, BankRules, RollModel, roll_model
+
+
+class VecPolicy(Protocol):
+    """A policy for arrays of games (see the module docstring)."""
+
+    name: str
+
+    def keep(self, pid: np.ndarray, a: np.ndarray, t: np.ndarray, c: np.ndarray) -> np.ndarray: ...
+
+    def bank(self, pid: np.ndarray, a: np.ndarray, b: np.ndarray, t: np.ndarray, m: np.ndarray) -> np.ndarray: ...
+
+
+class OptimalVec:
+    """`optimal`: the keep whose next state has the largest solved value; bank where the table says so."""
+
+    name = "optimal"
+
+    def __init__(self, rules: Rules, table: OptimalTable | None = None):
+        self.rules = rules
+        self.table = table if table is not None else optimal_table(rules)
+        self.model = roll_model(rules)
+        tab, mod = self.table, self.model
+        d = rules.dice
+        self.d = d
+        self.s = len(tab.scores)
+        self.flat_value = tab.value.reshape(-1)
+        self.flat_bank = tab.bank.reshape(-1)
+        # per class and candidate: units, column (dice after - 1), instant win, padding
+        self.c_units = mod.units[mod.cand]
+        self.c_col = mod.next[mod.cand] - 1
+        self.c_fixed = np.where(mod.win[mod.cand], 2.0, np.where(mod.cand_ok, np.nan, -1.0))
+        self.c_free = np.isnan(self.c_fixed)
+        self.cap_of_pid = tab.caps[np.arange(self.s * self.s) // self.s]
+
+    def _rows(self, pid: np.ndarray, t: np.ndarray) -> np.ndarray:
+        tab = self.table
+        cap = self.cap_of_pid[pid]
+        if tab.exact_end:
+            folded = np.minimum(t, cap + 1)
+        elif tab.period == 1:
+            folded = np.minimum(t, cap)
+        else:
+            folded = np.where(t < cap, t, cap + (t - cap) % tab.period)
+        return tab.offset[pid] + folded
+
+    def keep(self, pid: np.ndarray, a: np.ndarray, t: np.ndarray, c: np.ndarray) -> np.ndarray:
+        t2 = t[:, None] + self.c_units[c]
+        rows = self._rows(pid[:, None], t2)
+        vals = self.flat_value[rows * self.d + self.c_col[c]]
+        vals = np.where(self.c_free[c], vals, self.c_fixed[c])
+        j = vals.argmax(axis=1)
+        return self.model.cand[c, j]
+
+    def bank(self, pid: np.ndarray, a: np.ndarray, b: np.ndarray, t: np.ndarray, m: np.ndarray) -> np.ndarray:
+        return self.flat_bank[self._rows(pid, t) * self.d + (m - 1)]
+
+
+class _GuardedVec:
+    """Shared parts of the heuristics: `best_keep` and the bank guards of `bank_is_worth_it`."""
+
+    name = "heuristic"
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        self.model: RollModel = roll_model(rules)
+        self.br = BankRules.of(rules)
+        self.p_units = self.model.units[self.model.pref]
+
+    def keep(self, pid: np.ndarray, a: np.ndarray, t: np.ndarray, c: np.ndarray) -> np.ndarray:
+        mod = self.model
+        if not self.br.exact:
+            return mod.heuristic_keep[c]
+        room = self.br.goal - a - t
+        pref = mod.pref[c]
+        ok = mod.win[pref] | (self.p_units[c] <= room[:, None])
+        ok &= pref < len(mod.units) - 1
+        j = np.where(ok.any(axis=1), ok.argmax(axis=1), 0)
+        return pref[np.arange(len(c)), j]
+
+    def bank(self, pid: np.ndarray, a: np.ndarray, b: np.ndarray, t: np.ndarray, m: np.ndarray) -> np.ndarray:
+        allowed = self.br.allowed(a, t, m)
+        kind, _, wins = self.br.outcome(a, t)
+        return allowed & (kind == SCORED) & (wins | self.wants(a, t, m))
+
+    def wants(self, a: np.ndarray, t: np.ndarray, m: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+
+class ThresholdVec(_GuardedVec):
+    """`threshold:T[/K]`: bank with at least T points or (with K) K dice or fewer in hand."""
+
+    def __init__(self, rules: Rules, threshold: int, max_dice: int | None):
+        super().__init__(rules)
+        self.threshold, self.max_dice = threshold, max_dice
+        self.name = f"threshold:{threshold}" + (f"/{max_dice}" if max_dice is not None else "")
+
+    def wants(self, a: np.ndarray, t: np.ndarray, m: np.ndarray) -> np.ndarray:
+        out = t * UNIT >= self.threshold
+        if self.max_dice is not None:
+            out |= m <= self.max_dice
+        return out
+
+
+class CautiousVec(_GuardedVec):
+    """`cautious`: bank the opening as soon as it is reached; then a good turn with few dice left."""
+
+    name = "cautious"
+
+    def __init__(self, rules: Rules, good: int = 300, max_dice: int = 2):
+        super().__init__(rules)
+        self.good, self.max_dice = good, max_dice
+
+    def wants(self, a: np.ndarray, t: np.ndarray, m: np.ndarray) -> np.ndarray:
+        opened = (a > 0) | (self.br.opening == 0)
+        return ~opened | ((t * UNIT >= self.good) & (m <= self.max_dice))
+
+
+class ExpectedVec(_GuardedVec):
+    """`expected`: the keep and bank that maximise the expected points of the turn (`ExpectedPolicy`)."""
+
+    name = "expected"
+
+    def __init__(self, rules: Rules):
+        super().__init__(rules)
+        from ..policies.expected import expected_table
+
+        self.e = expected_table(rules)  # (2, top+1, D) points
+        self.top = self.e.shape[1] - 1
+        self.flat = self.e.reshape(-1)
+        mod = self.model
+        self.c_units = mod.units[mod.cand]
+        self.c_col = mod.next[mod.cand] - 1
+        self.c_fixed = np.where(mod.win[mod.cand], np.inf, np.where(mod.cand_ok, np.nan, -2.0))
+        self.c_free = np.isnan(self.c_fixed)
+
+    def _values(self, opened: np.ndarray, t: np.ndarray, col: np.ndarray) -> np.ndarray:
+        d = self.rules.dice
+        inside = t <= self.top
+        idx = (opened * (self.top + 1) + np.minimum(t, self.top)) * d + col
+        return np.where(inside, self.flat[idx], t * float(UNIT))
+
+    def keep(self, pid: np.ndarray, a: np.ndarray, t: np.ndarray, c: np.ndarray) -> np.ndarray:
+        opened = ((a > 0) | (self.br.opening == 0)).astype(np.int64)
+        t2 = t[:, None] + self.c_units[c]
+        vals = self._values(opened[:, None], t2, self.c_col[c])
+        if self.br.exact:
+            vals = np.where(a[:, None] + t2 > self.br.goal, -1.0, vals)
+        vals = np.where(self.c_free[c], vals, self.c_fixed[c])
+        j = vals.argmax(axis=1)
+        return self.model.cand[c, j]
+
+    def wants(self, a: np.ndarray, t: np.ndarray, m: np.ndarray) -> np.ndarray:
+        opened = ((a > 0) | (self.br.opening == 0)).astype(np.int64)
+        return t * float(UNIT) >= self._values(opened, t, m - 1)
+
+
+def has_vector_form(spec: str) -> bool:
+    """Whether the simulator has a vectorised form of the policy named `spec`."""
+    name = spec.strip().partition(":")[0]
+    return name in ("optimal", "threshold", "cautious", "expected")
+
+
+def vector_policy(spec: str, rules: Rules) -> VecPolicy:
+    """The vectorised policy named `spec` under `rules` (checked by `parse_policy` first)."""
+    if not has_vector_form(spec):
+        raise CinqmilleError(f"policy '{spec}' has no vectorised form; use the referee")
+    name = spec.strip().partition(":")[0]
+    if name == "optimal":
+        if ":" in spec:
+            parse_policy(spec, rules)  # the argument error, one line
+        return OptimalVec(rules)
+    if name == "expected":
+        if ":" in spec:
+            parse_policy(spec, rules)
+        return ExpectedVec(rules)
+    policy = parse_policy(spec, rules)
+    if isinstance(policy, ThresholdPolicy):
+        return ThresholdVec(rules, policy.threshold, policy.max_dice)
+    if isinstance(policy, CautiousPolicy):
+        return CautiousVec(rules, policy.good, policy.max_dice)
+    raise CinqmilleError(f"policy '{spec}' has no vectorised form; use the referee")

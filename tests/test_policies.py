@@ -1,0 +1,161 @@
+"""The `optimal` and `expected` policies: their tables and decisions agree with the solver's own answers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cinqmille.dice import dice_tables, faces_of
+from cinqmille.engine import GameView, new_player, play_game
+from cinqmille.errors import CinqmilleError
+from cinqmille.policies import parse_policy
+from cinqmille.policies.expected import ExpectedPolicy
+from cinqmille.policies.optimal import LastTurn, OptimalPolicy, build_table, optimal_table
+from cinqmille.position import Position
+from cinqmille.rules import load_rules, rules_from_dict
+from cinqmille.solver import solve
+from cinqmille.solver.kernel import build_keep_graph
+
+pytestmark = pytest.mark.usefixtures("session_cache")
+
+TINY = rules_from_dict({"name": "tiny1000", "goal": 1000, "opening": 300})
+TINY_EXACT = rules_from_dict({"name": "tiny-exact", "goal": 1000, "opening": 300, "end": "exact"})
+
+
+def view(rules, me: int, opp: int, turn: int, dice: int, roll=None) -> GameView:
+    """A two-player view with seat 0 to move."""
+    players = (new_player(rules, [me] if me else []), new_player(rules, [opp] if opp else []))
+    return GameView(rules, 0, players, turn, dice, roll, turn > 0, False, False, True, None, 0)
+
+
+@pytest.mark.parametrize("rules", [TINY, TINY_EXACT], ids=["reach", "exact"])
+def test_table_matches_turn_tables(rules) -> None:
+    """Every value and bank decision of the table equals the solver's `turn_table` for every pair."""
+    result = solve(rules, "win")
+    table = build_table(result)
+    d = rules.dice
+    for a in table.scores:
+        for b in table.scores:
+            tt = result.turn_table(int(a) * 50, int(b) * 50)
+            cap = int(table.caps[table.index[a]])
+            t = np.arange(cap + 1)
+            rows = table.rows(np.full(len(t), table.pair(a, b)), t)
+            ref = np.array([[tt.at(int(x), m) for m in range(1, d + 1)] for x in t])
+            assert np.allclose(table.value[rows], ref, atol=1e-12, rtol=0)
+            ref_bank = np.array([[tt.bank[tt._row(int(x)), m - 1] >= tt.roll[tt._row(int(x)), m - 1]
+                                  for m in range(1, d + 1)] for x in t])
+            assert (table.bank[rows] == ref_bank).all()
+            assert table.value[rows[0], d - 1] == pytest.approx(result.values[a, b], abs=1e-12)
+
+
+def test_optimal_policy_takes_the_solvers_best_options() -> None:
+    """On random positions and rolls, the engine policy's keep and bank match `keep_options`/`bank_or_roll`."""
+    rules = TINY
+    result = solve(rules, "win")
+    policy = OptimalPolicy(rules)
+    rng = np.random.default_rng(3)
+    scores = [0] + list(range(300, 1000, 50))
+    tables = dice_tables(rules)
+    checked = 0
+    for _ in range(300):
+        me, opp = (int(x) for x in rng.choice(scores, 2))
+        turn = int(rng.integers(0, 12)) * 50
+        n = int(rng.integers(1, rules.dice + 1))
+        table = tables[n]
+        r = int(rng.integers(len(table.ways)))
+        keeps = table.keeps_of(r)
+        if not len(keeps):
+            continue
+        from cinqmille.engine.judge import keep_lookup
+
+        counts = tuple(int(c) for c in table.counts[r])
+        legal = keep_lookup(rules)[counts]
+        v = view(rules, me, opp, turn, n, counts)
+        chosen = legal[policy.choose_keep(v, legal)]
+        options = result.keep_options(Position(me, opp, turn, n), faces_of(counts))
+        best = options[0].win
+        mine = next(o.win for o in options if o.keep == faces_of(chosen.dice) and o.points == chosen.points)
+        assert mine == pytest.approx(best, abs=1e-12)
+        if turn > 0 and rules.can_bank(me, turn):
+            bank = policy.should_bank(view(rules, me, opp, turn, n))
+            opts = result.bank_or_roll(Position(me, opp, turn, n))
+            by = {o.action: o.win for o in opts}
+            assert bank == (by.get("bank", -1.0) >= by["roll"])
+        checked += 1
+    assert checked > 200
+
+
+def test_last_turn_chances_are_exact() -> None:
+    """The last-round turn chances equal hand-computed facts: need 50 points under reach and exactly 50 under exact."""
+    reach = load_rules("standard")
+    g = build_keep_graph(reach)
+    last = LastTurn(reach, 4950, 4950, g)
+    assert last.at(0, 5) == pytest.approx(1 - 600 / 7776, abs=1e-12)
+    exact = rules_from_dict({"base": "standard", "end": "exact", "last_round": True})
+    last = LastTurn(exact, 4950, exact.goal, build_keep_graph(exact))
+    # a single 5 must be kept and banked; any other keep overshoots; five 1s win at once
+    assert last.at(0, 5) == pytest.approx(1 - (5 / 6) ** 5 + 1 / 7776, abs=1e-12)
+
+
+def test_expected_policy_reads_the_expected_table() -> None:
+    """The expected player banks exactly when its turn points are worth the solved E, and keeps the best E."""
+    rules = load_rules("standard")
+    e = solve(rules, "expected").values
+    policy = ExpectedPolicy(rules)
+    for t in range(1, 40):
+        for m in range(1, 6):
+            v = view(rules, 1000, 1000, t * 50, m)
+            assert policy.should_bank(v) == (t * 50 >= e[1, t, m - 1])
+    # with 1 die and 300 points, rolling risks 300 for a 1/3 chance: the table banks
+    assert policy.should_bank(view(rules, 1000, 1000, 300, 1))
+    # a winning bank is always taken, whatever E says
+    assert policy.should_bank(view(rules, 4900, 0, 100, 5))
+
+
+def test_expected_mean_turn_matches_solved_expectation() -> None:
+    """Simulated points per turn of the expected player match E[opened, 0, D] within 4 standard errors."""
+    from cinqmille.simulation import SimConfig, simulate_stats
+
+    rules = rules_from_dict({"name": "long", "goal": 100_000, "opening": 0, "five_ones": "multiples"})
+    stats, engine, _, _ = simulate_stats(SimConfig(rules, ("expected", "expected"), 60, seed=11))
+    assert engine == "vectorised"
+    target = solve(rules, "expected").values[1, 0, rules.dice - 1]
+    turns = int(stats.turns.sum())
+    mean = stats.banked_points.sum() / turns
+    # per-turn points have a standard deviation below 1000 points
+    assert abs(mean - target) < 4 * 1000 / np.sqrt(turns)
+    assert abs(mean - target) / target < 0.03
+
+
+def test_parse_policy_knows_optimal_and_expected() -> None:
+    """`parse_policy` builds both new policies and rejects an argument with one line."""
+    assert isinstance(parse_policy("optimal", TINY), OptimalPolicy)
+    assert isinstance(parse_policy("expected", TINY), ExpectedPolicy)
+    with pytest.raises(CinqmilleError, match="takes no argument"):
+        parse_policy("optimal:3", TINY)
+    with pytest.raises(CinqmilleError, match="takes no argument"):
+        parse_policy("expected:x", TINY)
+
+
+def test_optimal_plays_legal_games_under_history_rules_and_many_players() -> None:
+    """Under the sheet rules (take-over, last round, crosses, deadly ties) and with three players, games end legally."""
+    rules = rules_from_dict({"base": "sheet", "name": "tiny-sheet", "goal": 1500, "opening": 300})
+    rng = np.random.default_rng(5)
+    for players in (["optimal", "cautious"], ["optimal", "threshold:300", "optimal"]):
+        pols = [parse_policy(p, rules, rng=rng) for p in players]
+        for _ in range(15):
+            result = play_game(rules, pols, rng=rng)
+            assert 0 <= result.winner < len(players)
+
+
+def test_table_is_cached_on_disk(session_cache) -> None:
+    """The second request of a table is served from the cache directory with identical arrays."""
+    first = optimal_table(TINY)
+    files = list(session_cache.glob("tiny1000-optimal-policy-*.npz"))
+    assert len(files) == 1
+    from cinqmille.policies import optimal as module
+
+    module._MEMO.clear()
+    second = optimal_table(TINY)
+    assert second is not first
+    assert np.array_equal(first.value, second.value) and np.array_equal(first.bank, second.bank)
