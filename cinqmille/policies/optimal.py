@@ -21,9 +21,11 @@ Decisions:
     bank   when banking is allowed and worth at least rolling (ties bank, as in
            the solver).
 
-Rules outside the solved state (sheet and the other history rules, take-over,
-last round, prediction) are played with the solver's relaxation, completed so
-that every question of the referee gets a sensible answer:
+Rules outside the table's state are played with a relaxation, completed so
+that every question of the referee gets a sensible answer. The table is always
+that of `table_rules(rules)`: the ruleset without last round, take-over and
+prediction (solved on its own, with the solver's relaxation of the history
+rules if any), whatever the solver does with those three rules itself; then:
 
 - ``take_over``: taken when rolling from the offered turn (the player must roll
   before banking) is worth more than starting afresh, both read from the table;
@@ -148,9 +150,11 @@ def build_table(result: SolveResult) -> OptimalTable:
     if result.objective != "win":
         raise ValueError("the optimal table needs a result of the 'win' objective")
     rules = result.rules
+    w = result.values
+    if w.ndim != 2:
+        raise ValueError("the optimal table reads a plain W[a, b]; solve table_rules(rules) instead")
     grid = ScoreGrid.of(rules)
     kernel = TurnKernel(rules)
-    w = result.values
     d = rules.dice
     scores = grid.scores
     s = len(scores)
@@ -197,9 +201,20 @@ _MEMO: dict[tuple[str, str], OptimalTable] = {}
 _LOCK = threading.Lock()
 
 
+def table_rules(rules: Rules) -> Rules:
+    """The ruleset whose two-player table the policy reads: `rules` without last round, take-over and
+    prediction (the policy completes those itself, see the module docstring), so that the table is
+    always the plain ``W[a, b]`` of scores alone."""
+    from dataclasses import replace
+
+    if not (rules.last_round or rules.take_over or rules.prediction):
+        return rules
+    return replace(rules, name=f"{rules.name}-base", last_round=False, take_over=False, prediction=False)
+
+
 def optimal_table(rules: Rules | str, use_cache: bool = True) -> OptimalTable:
     """The table of a ruleset: from memory, from the cache directory, or built (and cached)."""
-    rules = load_rules(rules)
+    rules = table_rules(load_rules(rules))
     key = (content_key(rules), str(cache.cache_dir()))
     with _LOCK:
         if key in _MEMO:

@@ -103,6 +103,9 @@ def vectorisable(rules: Rules, players: Sequence[str]) -> str | None:
     relaxed = relaxations(rules)
     if relaxed:
         return f"the ruleset has rules outside the solved state ({relaxed[0].split(':')[0]})"
+    for flag in ("last_round", "take_over", "prediction"):
+        if getattr(rules, flag):
+            return f"the vectorised engine does not play {flag}"
     bad = [p for p in players if not has_vector_form(p)]
     if bad:
         return f"policy '{bad[0]}' has no vectorised form"
