@@ -87,6 +87,14 @@ def _seed(base: int, *parts: str) -> int:
     return (base * 1_000_003 + zlib.crc32("|".join(parts).encode())) % (2**63)
 
 
+def first_player_win(result) -> float:  # noqa: ANN001 - a SolveResult
+    """The solved chance of the first player at the start of the game (also for a table with a seat axis)."""
+    values = np.asarray(result.values)
+    if values.ndim == 2:
+        return result.first_player_win
+    return float(values[(0,) * values.ndim])  # W[seat 0, 0, 0]: the player who opens the round
+
+
 def matchup(rules: Rules, a: str, b: str, games: int, config: CompareConfig, tag: str) -> Rate:
     """`a`'s win rate against `b`, half of the games in each seat order."""
     half = max(1, games // 2)
@@ -131,7 +139,7 @@ def compare_ruleset(spec: str | Rules, config: CompareConfig,
     tick(1.0)
     return RulesetComparison(
         rules=rules.name, exact=solved.exact, assumptions=tuple(relaxations(rules)), engine=engine,
-        solved_first_player_win=solved.first_player_win, simulated_first_player_win=first,
+        solved_first_player_win=first_player_win(solved), simulated_first_player_win=first,
         mean_turns=base.mean_turns, median_turns=base.median_turns, bust_rate=base.bust_rate,
         mean_banked_turn=base.mean_banked_turn, optimal_vs_expected=vs_expected, optimal_vs_cautious=vs_cautious,
         best_threshold=best, optimal_vs_best_threshold=vs_best, threshold_scan=tuple(scan),
