@@ -10,6 +10,7 @@ from ..errors import CinqmilleError
 from ..rules import PRESET_NAMES
 from .common import emit_json, friendly_errors, json_option, resolve_rules
 from .progress import progress_bar
+from ..research.compare import DEFAULT_THRESHOLDS
 from .simulate_cmd import backend_options
 
 
@@ -20,7 +21,7 @@ from .simulate_cmd import backend_options
               help="Games per matchup with the vectorised simulator.")
 @click.option("--referee-games", type=click.IntRange(min=2), default=2_000, show_default=True,
               help="Games per matchup through the referee (rulesets that are not solved exactly).")
-@click.option("--thresholds", default="200,250,300,350,400,500", show_default=True, metavar="T1,T2,...",
+@click.option("--thresholds", default=",".join(map(str, DEFAULT_THRESHOLDS)), show_default=True, metavar="T1,T2,...",
               help="The threshold:T grid searched for the best threshold player.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @backend_options

@@ -29,7 +29,7 @@ from ..rules import Rules, load_rules
 from ..simulation import SimConfig, choose_engine, simulate, std_error
 from ..solver import relaxations, solve
 
-DEFAULT_THRESHOLDS: tuple[int, ...] = (200, 250, 300, 350, 400, 500)
+DEFAULT_THRESHOLDS: tuple[int, ...] = (100, 150, 200, 250, 300, 350, 400, 500)
 
 
 @dataclass(frozen=True)
