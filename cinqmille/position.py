@@ -19,12 +19,13 @@ class PositionError(CinqmilleError):
 
 @dataclass(frozen=True)
 class Position:
-    """Banked scores, turn points and dice in hand of the player to move (real points)."""
+    """Banked scores, turn points, dice in hand (and seat, under last_round) of the player to move."""
 
     me: int
     opp: int
     turn: int = 0
     dice: int | None = None
+    seat: int = 0  # under last_round: 0 if this player opens each round, 1 if he plays second
 
     def hand(self, rules: Rules) -> int:
         """Dice in hand (all the dice when not given)."""
@@ -38,6 +39,8 @@ class Position:
             raise PositionError(f"turn points must be a non-negative multiple of 50, got {self.turn}")
         if self.dice is not None and not 1 <= self.dice <= rules.dice:
             raise PositionError(f"dice in hand must be between 1 and {rules.dice} under '{rules.name}', got {self.dice}")
+        if self.seat not in (0, 1):
+            raise PositionError(f"seat must be 0 (first in each round) or 1 (second), got {self.seat}")
         if rules.end == "exact" and self.me + self.turn > rules.goal:
             raise PositionError(
                 f"under an exact end a turn cannot take {self.me} past the goal ({rules.goal}); got {self.turn} turn points")

@@ -107,3 +107,137 @@ def brute_force_win(rules: Rules, tol: float = 1e-13, max_sweeps: int = 20000) -
         if change < tol:
             break
     return {(a, b): start(a, b) for a in scores for b in scores}
+
+
+def brute_force_game(rules: Rules, far: int = 10000, tol: float = 1e-13,
+                     max_sweeps: int = 20000) -> dict[tuple[int, int, int], float]:
+    """Turn-start values W[(seat, a, b)] with `last_round` (two seats) and `take_over`, by value iteration.
+
+    Written from RULES.md 4-5: a bank of t points with m dice in hand offers the
+    opened opponent to start from (t, m) and roll; when seat 0 reaches the goal
+    under `last_round`, seat 1 plays one last turn and wins by passing (reach)
+    or reaching the goal exactly (exact). Seat 0 may roll on past the goal;
+    states more than `far` points past it are folded onto the last one kept
+    (accurate when a last turn from that far behind is hopeless). Needs a
+    ruleset where a full hand may be banked.
+    """
+    goal, opening, d = rules.goal, rules.opening, rules.dice
+    assert rules.can_bank_after_full_hand and not rules.rule_of_50
+    seats = (0, 1) if rules.last_round else (0,)
+    scores = [0] + [s for s in range(max(opening, 50), goal, 50)]
+    outcomes = {n: roll_outcomes(rules, n) for n in range(1, d + 1)}
+
+    def can_bank(score: int, t: int) -> bool:
+        if t <= 0:
+            return False
+        return t >= opening if (score == 0 and opening > 0) else t >= rules.min_bank
+
+    def opened(score: int) -> bool:
+        return score > 0 or opening == 0
+
+    def top(seat: int, a: int) -> int:
+        base = max(goal - a, rules.min_bank, opening if a == 0 else 0)
+        if rules.end == "exact":
+            return goal - a
+        return base + (far if rules.last_round and seat == 0 else 100)
+
+    @lru_cache(maxsize=None)
+    def last_turn(b: int, new: int, t: int, m: int, must_roll: bool) -> float:
+        """Chance that seat 1 (score b) passes `new` (reach) or reaches the goal (exact) in this turn."""
+        if rules.end == "reach" and b + t > new and can_bank(b, t) and not must_roll and m < d + 1:
+            return 1.0
+        best = 0.0
+        if not must_roll and can_bank(b, t) and rules.end == "exact" and b + t == goal:
+            return 1.0
+        roll = 0.0
+        for prob, keeps in outcomes[m]:
+            options = [0.0]
+            for points, nxt, win in keeps:
+                if win:
+                    options.append(1.0)
+                elif rules.end == "exact" and b + t + points > goal:
+                    options.append(0.0)
+                else:
+                    t2 = t + points
+                    if rules.end == "reach" and b + t2 > new + 5000:
+                        t2 = new + 5000 - b
+                    options.append(last_turn(b, new, t2, nxt, False))
+            roll += prob * max(options)
+        return max(best, roll)
+
+    def last_chance(b: int, new: int, t: int, m: int) -> float:
+        fresh = last_turn(b, new, 0, d, True)
+        if rules.take_over and opened(b):
+            if rules.end == "exact" and b + t > goal:
+                return fresh
+            return max(fresh, last_turn(b, new, t, m, True))
+        return fresh
+
+    v = {(s, a, b, t, m): 0.5 for s in seats for a in scores for b in scores
+         for t in range(0, top(s, a) + 1, 50) for m in range(1, d + 1)}
+
+    def other(seat: int) -> int:
+        return 1 - seat if rules.last_round else seat
+
+    def roll_value(s: int, a: int, b: int, t: int, m: int) -> float:
+        bust = 1.0 - v[(other(s), b, a, 0, d)]
+        total = 0.0
+        for prob, keeps in outcomes[m]:
+            if not keeps:
+                total += prob * bust
+                continue
+            best = -1.0
+            for points, nxt, win in keeps:
+                if win:
+                    value = 1.0
+                elif rules.end == "exact" and a + t + points > goal:
+                    value = bust
+                else:
+                    value = v[(s, a, b, min(t + points, top(s, a)), nxt)]
+                best = max(best, value)
+            total += prob * best
+        return total
+
+    def start(s: int, a: int, b: int, offer: tuple[int, int] | None) -> float:
+        fresh = v[(s, a, b, 0, d)]
+        if offer is None or not rules.take_over or not opened(a):
+            return fresh
+        t, m = offer
+        if rules.end == "exact" and a + t > goal:
+            return fresh
+        t = min(t, top(s, a))
+        return max(fresh, roll_value(s, a, b, t, m))
+
+    def bank_value(s: int, a: int, b: int, t: int, m: int) -> float | None:
+        if not can_bank(a, t):
+            return None
+        new = a + t
+        fs = rules.final_stretch
+        if fs is not None:
+            if a >= fs.start and new < goal:
+                return 1.0 - start(other(s), b, a, None)
+            if fs.cap and a < fs.start < new < goal:
+                new = fs.start
+        if rules.end == "exact" and new > goal:
+            return None
+        if new >= goal:
+            if rules.last_round and s == 0:
+                return 1.0 - last_chance(b, new, t, m)
+            return 1.0
+        return 1.0 - start(other(s), b, new, (t, m))
+
+    def state_value(s: int, a: int, b: int, t: int, m: int) -> float:
+        roll = roll_value(s, a, b, t, m)
+        bank = bank_value(s, a, b, t, m)
+        return roll if bank is None else max(bank, roll)
+
+    order = sorted(v, key=lambda k: (-(k[1] + k[2]), -k[3], k[0]))
+    for _ in range(max_sweeps):
+        change = 0.0
+        for key in order:
+            new = state_value(*key)
+            change = max(change, abs(new - v[key]))
+            v[key] = new
+        if change < tol:
+            break
+    return {(s, a, b): v[(s, a, b, 0, d)] for s in seats for a in scores for b in scores}

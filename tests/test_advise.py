@@ -167,14 +167,14 @@ def test_text_output_has_the_sentence(tiny_rules_file: Path) -> None:
 
 
 def test_not_exact_ruleset_says_so(tmp_path: Path) -> None:
-    """A ruleset the solver relaxes (last round) prints the assumptions, and JSON has exact false."""
-    path = tmp_path / "lr.toml"
-    path.write_text('name = "tiny-lr"\ngoal = 500\nopening = 150\nlast_round = true\n')
+    """A ruleset the solver relaxes (crosses) prints the assumptions, and JSON has exact false."""
+    path = tmp_path / "crosses.toml"
+    path.write_text('name = "tiny-crosses"\ngoal = 500\nopening = 150\ncrosses = true\n')
     code, out, _ = run("--rules", str(path), "--json")
     data = json.loads(out)
-    assert code == 0 and data["exact"] is False and any("last_round" in a for a in data["assumptions"])
+    assert code == 0 and data["exact"] is False and any("crosses" in a for a in data["assumptions"])
     code, out, _ = run("--rules", str(path))
-    assert code == 0 and "Note" in out and "last_round" in out
+    assert code == 0 and "Note" in out and "crosses" in out
 
 
 def test_first_query_solves_and_caches(tiny_rules_file: Path, tmp_path: Path,

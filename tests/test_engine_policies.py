@@ -150,7 +150,7 @@ def test_parse_policy_names() -> None:
 
 @pytest.mark.parametrize("spec", ["", "thresh", "threshold", "threshold:", "threshold:abc", "threshold:325",
                                   "threshold:-50", "threshold:300/0", "threshold:300/6", "threshold:300/x",
-                                  "cautious:3", "random:2", "optimal", "expected:1"])
+                                  "cautious:3", "random:2", "optimal:x", "expected:1"])
 def test_parse_policy_errors(spec: str) -> None:
     """Anything else is a CinqmilleError with a one-line message naming the problem."""
     with pytest.raises(CinqmilleError) as info:

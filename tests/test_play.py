@@ -144,8 +144,8 @@ def test_bad_players_is_one_line(players: str, tiny_rules_file: Path) -> None:
 
 
 def test_bot_plays_a_last_round_by_rule_of_thumb() -> None:
-    """Under last_round (outside the solver's model) bot-against-bot games still end with a winner."""
-    rules = rules_from_dict({"name": "tiny-lr", "goal": 500, "opening": 150, "last_round": True})
+    """Under last_round and crosses (crosses are outside the solver's model) bot games end with a winner."""
+    rules = rules_from_dict({"name": "tiny-lr", "goal": 500, "opening": 150, "last_round": True, "crosses": True})
     for seed in range(3):
         console = NoInput()
         winner = play_text(rules, ["bot", "bot"], console, rng=np.random.default_rng(seed),

@@ -8,7 +8,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from brute_force import brute_force_win
+from brute_force import brute_force_game, brute_force_win
 from cinqmille.dice import dice_tables, faces_of, legal_keeps
 from cinqmille.position import Position
 from cinqmille.rules import Rules, rules_from_dict
@@ -77,6 +77,54 @@ def test_bellman_residual_of_presets(name: str) -> None:
     result = compute(rules)
     assert result.residual <= 1e-9
     assert bellman_residual(rules, result.values) <= 1e-9
+
+
+GAME = {
+    "tiny-last-round-take-over-exact": {"goal": 300, "opening": 100, "last_round": True, "take_over": True,
+                                        "end": "exact"},
+}
+GAME_SLOW = {
+    "take-over-reach": {"goal": 500, "opening": 100, "take_over": True},
+    "take-over-exact": {"goal": 350, "opening": 0, "take_over": True, "end": "exact"},
+    "last-round-take-over-exact": {"goal": 400, "opening": 0, "last_round": True, "take_over": True, "end": "exact"},
+    "last-round-reach": {"goal": 300, "opening": 100, "last_round": True, "five_ones": "multiples"},
+}
+
+
+def check_game_against_brute_force(name: str, spec: dict) -> None:
+    rules = rules_from_dict(spec, name)
+    expected = brute_force_game(rules, far=12000)
+    result = compute(rules)
+    assert result.exact and result.residual <= 1e-9
+    worst = max(abs(result.tables[s, a // 50, b // 50] - value) for (s, a, b), value in expected.items())
+    assert worst <= 1e-9, f"{name}: largest difference {worst:.2e}"
+
+
+@pytest.mark.parametrize("name", sorted(GAME))
+def test_last_round_and_take_over_equal_brute_force(name: str) -> None:
+    """With a last round (two seats) and take-overs, every seat's turn-start value agrees to 1e-9."""
+    check_game_against_brute_force(name, GAME[name])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(GAME_SLOW))
+def test_last_round_and_take_over_equal_brute_force_more(name: str) -> None:
+    """The same under reach (rolling on past the goal in a last round) and take-overs alone (minutes)."""
+    check_game_against_brute_force(name, GAME_SLOW[name])
+
+
+def test_take_over_changes_values_where_it_should() -> None:
+    """Take-overs change the values of opened pairs, and the stored offers are never below a fresh start."""
+    plain = compute(rules_from_dict({"goal": 1500, "opening": 300}))
+    taken = compute(rules_from_dict({"goal": 1500, "opening": 300, "take_over": True}))
+    assert np.nanmax(np.abs(plain.values - taken.values)) > 1e-3
+    offers = taken.offers
+    assert offers is not None
+    grid = ScoreGrid.of(taken.rules)
+    for a in grid.scores[1::7]:
+        for b in grid.scores[::7]:
+            assert (offers[0, a, b] >= taken.values[a, b] - 1e-15).all()
+    assert np.allclose(offers[0, 0, 6], taken.values[0, 6])  # not opened: no take-over
 
 
 @pytest.fixture(scope="module")
@@ -208,8 +256,10 @@ def test_relaxations_are_listed() -> None:
     assert relaxations(rules_from_dict({})) == ()
     sheet = rules_from_dict({"base": "sheet"})
     listed = " ".join(relaxations(sheet))
-    for rule in ("crosses", "deadly", "last_round", "take_over"):
+    for rule in ("crosses", "deadly"):
         assert rule in listed
+    assert "last_round" not in listed and "take_over" not in listed  # solved exactly
+    assert relaxations(rules_from_dict({"last_round": True, "take_over": True})) == ()
 
 
 def brute_expected(rules: Rules, opened: bool) -> float:

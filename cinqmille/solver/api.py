@@ -13,7 +13,7 @@ from .grid import ScoreGrid
 from .kernel import TurnKernel
 from .objectives import expected_turn, race_turns
 from .result import Objective, SolveResult
-from .two_player import Progress, relaxations, solve_two_player
+from .two_player import Progress, relaxations, solve_game
 
 OBJECTIVES: tuple[str, ...] = ("win", "expected", "race")
 
@@ -25,8 +25,9 @@ def compute(rules: Rules, objective: Objective = "win", progress: Progress | Non
         raise ValueError(f"unknown objective {objective!r}; choose from {', '.join(OBJECTIVES)}")
     start = time.perf_counter()
     relaxed = relaxations(rules)
+    offers = None
     if objective == "win":
-        values, stats = solve_two_player(rules, tol=tol, progress=progress)
+        values, offers, stats = solve_game(rules, tol=tol, progress=progress)
         residual, states = stats.residual, stats.states
         extra = {"levels": stats.levels, "passes": stats.passes}
         notes: tuple[str, ...] = ()
@@ -45,7 +46,8 @@ def compute(rules: Rules, objective: Objective = "win", progress: Progress | Non
     seconds = time.perf_counter() - start
     return SolveResult(
         rules=rules, objective=objective, values=values, residual=float(residual), seconds=seconds,
-        states=states, exact=not relaxed, assumptions=notes + relaxed, solver_version=cache.solver_version(), extra=extra,
+        states=states, exact=not relaxed, assumptions=notes + relaxed, solver_version=cache.solver_version(),
+        extra=extra, offers=offers,
     )
 
 
@@ -57,7 +59,10 @@ def save(result: SolveResult, path: Path) -> None:
         "exact": result.exact, "assumptions": list(result.assumptions),
         "solver_version": result.solver_version, "extra": result.extra,
     }
-    cache.save_npz(Path(path), {"values": result.values}, meta)
+    arrays = {"values": result.values}
+    if result.offers is not None:
+        arrays["offers"] = result.offers
+    cache.save_npz(Path(path), arrays, meta)
 
 
 def load(path: Path) -> SolveResult:
@@ -68,7 +73,7 @@ def load(path: Path) -> SolveResult:
         rules=rules, objective=meta["objective"], values=arrays["values"],
         residual=float(meta["residual"]), seconds=float(meta["seconds"]), states=int(meta["states"]),
         exact=bool(meta["exact"]), assumptions=tuple(meta["assumptions"]),
-        solver_version=meta["solver_version"], extra=dict(meta.get("extra", {})),
+        solver_version=meta["solver_version"], extra=dict(meta.get("extra", {})), offers=arrays.get("offers"),
     )
 
 

@@ -107,6 +107,31 @@ def roll_values(graph: KeepGraph, a_flat: np.ndarray, b_flat: np.ndarray, idx: n
     return roll_a, roll_b, best
 
 
+def roll_table(graph: KeepGraph, value: np.ndarray, bust, win_value: float, period: int,
+               exact: bool) -> np.ndarray:
+    """Value of rolling at every (t, m) of rows whose optimal values are `value` ((T, D) or (P, T, D)).
+
+    Successors past the table fold onto its last rows by `period` (reach), or
+    are overshoots worth `bust` (a number, or one per row) under exact.
+    """
+    single = value.ndim == 2
+    values = value[None] if single else value
+    p, tpad, d = values.shape
+    busts = np.broadcast_to(np.asarray(bust, dtype=float), (p,))
+    flat = np.concatenate([values.reshape(p, -1), np.full((p, 1), win_value), busts[:, None]], axis=1)
+    win_slot, bust_slot = tpad * d, tpad * d + 1
+    target = np.arange(tpad)[:, None] + graph.keep_units[None, :]
+    last = tpad - 1
+    folded = np.where(target > last, last - (target - last) % period, target)
+    idx = folded * d + (graph.keep_next - 1)[None, :]
+    if exact:
+        idx = np.where(target > last, bust_slot, idx)
+    idx[:, graph.keep_win] = win_slot
+    best = np.maximum.reduceat(flat[:, idx], graph.class_start, axis=2)
+    out = best @ graph.class_prob + graph.bust_prob[None, None, :] * busts[:, None, None]
+    return out[0] if single else out
+
+
 @dataclass(frozen=True, eq=False)
 class BankTable:
     """Affine value of banking at every (pair, t, m): A + B * L; A = -inf where not allowed."""
@@ -151,17 +176,10 @@ class TurnKernel:
         """Layers needed so that every keep from a layer below `tmax` lands inside the table."""
         return tmax + self.graph.max_units + self.period + 1
 
-    def terminal(self, scores: np.ndarray, l0: np.ndarray, iterations: int = 200) -> tuple[np.ndarray, np.ndarray]:
-        """(A, B) of shape (P, period, D): values of states past the cap under `reach`.
-
-        Past the cap every allowed bank wins; what remains are must-roll full
-        hands and (rule of 50) banks that would end in 50. Solved by fixed-point
-        iteration (a contraction: each must-roll hand busts or ends with some chance).
-        """
-        p = len(scores)
+    def terminal_bank(self, p: int) -> tuple[np.ndarray, np.ndarray]:
+        """Default (A, B) of banking past the cap, shape (P, period, D): a win, a fault, or not allowed."""
         d, per = self.d, self.period
-        won = self.win_value
-        bank_a = np.full((per, d), won)
+        bank_a = np.full((per, d), self.win_value)
         bank_b = np.zeros((per, d))
         if not self.full_bank:
             bank_a[:, d - 1] = NEG
@@ -170,35 +188,56 @@ class TurnKernel:
             ok = bank_a[1] > NEG
             bank_a[1, ok] = 0.0
             bank_b[1, ok] = 1.0
-        if (bank_a == won).all():
+        return np.broadcast_to(bank_a, (p, per, d)), np.broadcast_to(bank_b, (p, per, d))
+
+    def terminal(self, scores: np.ndarray, l0: np.ndarray, bank: tuple[np.ndarray, np.ndarray] | None = None,
+                 iterations: int = 400) -> tuple[np.ndarray, np.ndarray]:
+        """(A, B) of shape (P, period, D): values of states past the cap under `reach`.
+
+        Past the cap the value of a bank no longer depends on the turn points
+        (by default every allowed bank wins; `bank` may say otherwise, per row);
+        what remains are must-roll full hands and (rule of 50) banks that would
+        end in 50. Solved by fixed-point iteration (a contraction: each must-roll
+        hand busts or ends with some chance).
+        """
+        p = len(scores)
+        d, per = self.d, self.period
+        won = self.win_value
+        bank_a, bank_b = bank if bank is not None else self.terminal_bank(p)
+        if bank is None and (bank_a == won).all():
             return np.full((p, per, d), won), np.zeros((p, per, d))
         ta = np.zeros((p, per * d + 2))
         tb = np.zeros((p, per * d + 2))
         ta[:, self.term_win] = won
         tb[:, self.term_bust] = 1.0
         ta[:, : per * d] = won
+        new_a = np.empty((p, per, d))
+        new_b = np.empty((p, per, d))
         for _ in range(iterations):
-            new_a = np.empty((p, per, d))
-            new_b = np.empty((p, per, d))
             for par in range(per):
                 ra, rb, _ = roll_values(self.graph, ta, tb, self.term_idx[par], l0)
-                take_bank = (bank_a[par] + bank_b[par] * l0[:, None]) >= ra + rb * l0[:, None]
-                new_a[:, par] = np.where(take_bank, bank_a[par], ra)
-                new_b[:, par] = np.where(take_bank, bank_b[par], rb)
+                take_bank = (bank_a[:, par] + bank_b[:, par] * l0[:, None]) >= ra + rb * l0[:, None]
+                new_a[:, par] = np.where(take_bank, bank_a[:, par], ra)
+                new_b[:, par] = np.where(take_bank, bank_b[:, par], rb)
             delta = np.abs(new_a.reshape(p, -1) - ta[:, : per * d]).max() + \
                 np.abs(new_b.reshape(p, -1) - tb[:, : per * d]).max()
             ta[:, : per * d] = new_a.reshape(p, -1)
             tb[:, : per * d] = new_b.reshape(p, -1)
-            if delta < 1e-14:
+            if delta < 1e-15:
                 break
-        return new_a, new_b
+        return new_a.copy(), new_b.copy()
 
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable, l0: np.ndarray,
-            keep_table: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+            keep_table: bool = False, rolls_out: tuple[np.ndarray, np.ndarray] | None = None,
+            term_bank: tuple[np.ndarray, np.ndarray] | None = None,
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
         """One backward pass for P pairs; returns (A, B) of the turn start (0 points, D dice).
 
         Rows must be sorted by `caps` descending. `bank` covers layers 0..max(caps).
         With `keep_table`, also returns the full (A, B) tables, shape (P, Tpad, D).
+        With `rolls_out = (RA, RB)`, arrays of shape (P, >= max(caps) + 1, D), the
+        value of rolling at every computed layer is written into them.
+        `term_bank` gives the (A, B) of banking past the cap per row (see `terminal`).
         """
         d = self.d
         p = len(scores)
@@ -215,7 +254,7 @@ class TurnKernel:
             a[past] = 0.0
             b[past] = 1.0
         else:
-            term_a, term_b = self.terminal(scores, l0)
+            term_a, term_b = self.terminal(scores, l0, term_bank)
             par = (scores[:, None] + layers[None, :]) % self.period
             rows = np.broadcast_to(np.arange(p)[:, None], par.shape)
             a[past] = term_a[rows[past], par[past]]
@@ -244,6 +283,9 @@ class TurnKernel:
             ba = bank.a[:k, t]
             bb = bank.b[:k, t]
             take_bank = (ba + bb * lk[:, None]) >= (ra + rb * lk[:, None])
+            if rolls_out is not None:
+                rolls_out[0][:k, t] = ra
+                rolls_out[1][:k, t] = rb
             sl = slice(t * d, (t + 1) * d)
             a_flat[:k, sl] = np.where(take_bank, ba, ra)
             b_flat[:k, sl] = np.where(take_bank, bb, rb)

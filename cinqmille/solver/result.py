@@ -18,7 +18,8 @@ from ..dice import counts_of, dice_tables, faces_of
 from ..position import Position, PositionError
 from ..rules import Rules
 from .grid import ScoreGrid
-from .kernel import UNIT, TurnKernel
+from .kernel import UNIT, TurnKernel, roll_table
+from .turns import GameModel
 
 Objective = Literal["win", "expected", "race"]
 
@@ -72,7 +73,7 @@ class SolveResult:
 
     rules: Rules
     objective: Objective
-    values: np.ndarray  # win: W[a, b] (units of 50); expected: E[opened, t, m]; race: R[a]
+    values: np.ndarray  # win: W[a, b] (units of 50), W[seat, a, b] under last_round; expected: E[opened, t, m]; race: R[a]
     residual: float
     seconds: float
     states: int
@@ -80,6 +81,7 @@ class SolveResult:
     assumptions: tuple[str, ...]
     solver_version: str
     extra: dict = field(default_factory=dict)
+    offers: np.ndarray | None = None  # take_over: offers[seat, a, b, t, m-1], the value of being offered (t, m)
 
     # -- the win objective ---------------------------------------------------------
     @cached_property
@@ -90,34 +92,75 @@ class SolveResult:
     def kernel(self) -> TurnKernel:
         return TurnKernel(self.rules)
 
+    @cached_property
+    def model(self) -> GameModel:
+        """The rows, caps and bank values of the game, with the stored take-over offers."""
+        model = GameModel(self.rules, self.kernel)
+        if model.offers is not None and self.offers is not None:
+            model.offers = self.offers
+        return model
+
+    @property
+    def seats(self) -> int:
+        """2 when the seat matters (last_round: seat 0 opens each round), else 1."""
+        return 2 if self.values.ndim == 3 else 1
+
+    @property
+    def tables(self) -> np.ndarray:
+        """The turn-start tables with a seat axis: W[seat, a, b]."""
+        return self.values if self.values.ndim == 3 else self.values[None]
+
     @property
     def first_player_win(self) -> float:
         """Chance that the first player wins from the start of the game."""
         self._need("win")
-        return float(self.values[0, 0])
+        return float(self.tables[0, 0, 0])
 
-    def win_at_start(self, me: int, opp: int) -> float:
-        """Chance to win for the player about to start a turn, with banked `me` against `opp`."""
+    def win_at_start(self, me: int, opp: int, seat: int = 0, offer: tuple[int, int] | None = None) -> float:
+        """Chance to win for the player about to start a turn, with banked `me` against `opp`.
+
+        `seat` matters under last_round (0: this player opens each round). `offer`
+        (turn points, dice) is a take-over offered by the opponent's bank.
+        """
         self._need("win")
-        return float(self.values[me // UNIT, opp // UNIT])
+        fresh = float(self.tables[self._seat(seat), me // UNIT, opp // UNIT])
+        if offer is None or not self.rules.take_over or not self.grid.opened(me // UNIT):
+            return fresh
+        return max(fresh, self.take_over_value(me, opp, offer, seat))
 
-    def turn_table(self, me: int, opp: int) -> TurnTable:
+    def take_over_value(self, me: int, opp: int, offer: tuple[int, int], seat: int = 0) -> float:
+        """Chance to win when taking over `offer` = (turn points, dice): rolling those dice from those points."""
+        points, dice = offer
+        if self.rules.end == "exact" and me + points > self.rules.goal:
+            return 1.0 - float(self.tables[int(self.model.other(np.array(self._seat(seat)))), opp // UNIT, me // UNIT])
+        table = self.turn_table(me, opp, seat)
+        return float(table.roll[table._row(points // UNIT), dice - 1])
+
+    def _seat(self, seat: int) -> int:
+        if seat not in (0, 1) or seat >= self.seats:
+            if self.seats == 1:
+                return 0
+            raise PositionError(f"seat must be 0 (opens each round) or 1, got {seat}")
+        return seat
+
+    def turn_table(self, me: int, opp: int, seat: int = 0) -> TurnTable:
         """Every turn state of the pair (me, opp), exactly, from the stored values."""
         self._need("win")
-        return self._turn_table(me // UNIT, opp // UNIT)
+        return self._turn_table(me // UNIT, opp // UNIT, self._seat(seat))
 
-    def _turn_table(self, a: int, b: int) -> TurnTable:
+    def _turn_table(self, a: int, b: int, seat: int = 0) -> TurnTable:
         cache = self.__dict__.setdefault("_tables", {})
-        if (a, b) in cache:
-            return cache[(a, b)]
-        grid, kernel = self.grid, self.kernel
-        aa = np.array([a])
-        caps = grid.cap(aa)
-        bust = 1.0 - float(self.values[b, a])
+        if (seat, a, b) in cache:
+            return cache[(seat, a, b)]
+        model, kernel = self.model, self.kernel
+        w = self.tables
+        ss, aa, bb = np.array([seat]), np.array([a]), np.array([b])
+        caps = model.caps(ss, aa)
+        bust = 1.0 - float(w[int(model.other(ss)[0]), b, a])
         l0 = np.array([bust])
         tpad = kernel.tpad_for(int(caps.max()))
-        bank = grid.bank_table(aa, np.array([b]), tpad - 1, self.values)
-        _, _, ta, tb = kernel.run(aa, caps, bank, l0, keep_table=True)
+        bank = model.bank(ss, aa, bb, tpad - 1, w)
+        _, _, ta, tb = kernel.run(aa, caps, bank, l0, keep_table=True, term_bank=model.terminal_bank(ss, aa, bb))
         value = ta[0] + tb[0] * bust
         bank_v = bank.a[0] + bank.b[0] * bust
         roll_v = self._roll_values(value, bust)
@@ -125,25 +168,13 @@ class SolveResult:
                           int(caps[0]), self.rules.end == "exact")
         if len(cache) > 256:
             cache.clear()
-        cache[(a, b)] = table
+        cache[(seat, a, b)] = table
         return table
 
     def _roll_values(self, value: np.ndarray, bust: float) -> np.ndarray:
         """Value of rolling at every (t, m) of a pair whose optimal values are `value`."""
-        g = self.kernel.graph
-        tpad, d = value.shape
-        flat = np.concatenate([value.reshape(-1), [self.kernel.win_value, bust]])
-        win_slot, bust_slot = tpad * d, tpad * d + 1
-        target = np.arange(tpad)[:, None] + g.keep_units[None, :]  # (T, K) turn units after the keep
-        last = tpad - 1
-        folded = np.where(target > last, last - (target - last) % self.kernel.period, target)
-        idx = folded * d + (g.keep_next - 1)[None, :]
-        if self.rules.end == "exact":
-            idx = np.where(target > last, bust_slot, idx)
-        idx[:, g.keep_win] = win_slot
-        gathered = flat[idx]  # (T, K)
-        best = np.maximum.reduceat(gathered, g.class_start, axis=1)
-        return best @ g.class_prob + g.bust_prob[None, :] * bust
+        k = self.kernel
+        return roll_table(k.graph, value, bust, k.win_value, k.period, self.rules.end == "exact")
 
     def bank_or_roll(self, position: Position) -> list[Option]:
         """Options of a bank-or-roll decision, best first (bank only when allowed)."""
@@ -153,7 +184,7 @@ class SolveResult:
         m = position.hand(rules)
         if position.turn == 0:
             raise PositionError("with no turn points set aside the only move is to roll (give --turn)")
-        table = self.turn_table(position.me, position.opp)
+        table = self.turn_table(position.me, position.opp, position.seat)
         row = table._row(position.turn // UNIT)
         options = [Option(win=float(table.roll[row, m - 1]), action="roll")]
         bank = float(table.bank[row, m - 1])
@@ -170,7 +201,7 @@ class SolveResult:
         m_roll = len(faces)
         if position.dice is not None and position.dice != m_roll:
             raise PositionError(f"the roll has {m_roll} dice but {position.dice} are in hand")
-        table = self.turn_table(position.me, position.opp)
+        table = self.turn_table(position.me, position.opp, position.seat)
         t0 = position.turn // UNIT
         counts = counts_of(faces)
         keeps = dice_tables(rules)[m_roll]

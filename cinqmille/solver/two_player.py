@@ -71,6 +71,7 @@ import numpy as np
 from ..rules import Rules
 from .grid import ScoreGrid
 from .kernel import BankTable, TurnKernel
+from .turns import GameModel
 
 Progress = Callable[[float], None]
 
@@ -92,10 +93,6 @@ def relaxations(rules: Rules) -> tuple[str, ...]:
         out.append(f"{name}: needs a score history; solved as if the rule were off")
     if rules.zero_turns is not None and rules.zero_turns.to != "previous":
         out.append("zero_turns: scoreless-turn counters are not in the state; solved as if the rule were off")
-    if rules.last_round:
-        out.append("last_round: solved as if the first player to reach the goal won at once")
-    if rules.take_over:
-        out.append("take_over: solved as if take-overs were never offered")
     if rules.prediction:
         out.append("prediction: the solved policy never predicts")
     return tuple(out)
@@ -107,6 +104,16 @@ def level_pairs(grid: ScoreGrid, total: int) -> tuple[np.ndarray, np.ndarray]:
     b = total - a
     ok = np.array([grid.valid(int(x)) for x in b], dtype=bool) if len(a) else np.zeros(0, bool)
     return a[ok], b[ok]
+
+
+def level_rows(model: GameModel, total: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows (seat, a, b) of one level, sorted by cap descending (as the kernel wants)."""
+    a, b = level_pairs(model.grid, total)
+    seat = np.repeat(np.arange(model.seats), len(a))
+    a, b = np.tile(a, model.seats), np.tile(b, model.seats)
+    caps = model.caps(seat, a)
+    order = np.argsort(-caps, kind="stable")
+    return seat[order], a[order], b[order]
 
 
 def _guess(grid: ScoreGrid, w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -128,29 +135,33 @@ def _guess(grid: ScoreGrid, w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.n
     return np.clip(np.where(np.isnan(guess), 0.5, guess), 0.0, 1.0)
 
 
-def solve_level(kernel: TurnKernel, grid: ScoreGrid, a: np.ndarray, b: np.ndarray, w: np.ndarray,
+def solve_level(model: GameModel, seat: np.ndarray, a: np.ndarray, b: np.ndarray, w: np.ndarray,
                 tol: float, max_iter: int = 60) -> tuple[np.ndarray, float, int]:
-    """Solve the pairs of one level; returns their turn-start values, residual and passes."""
+    """Solve the rows of one level (sorted by cap descending); their turn-start values, residual, passes."""
+    kernel, grid = model.kernel, model.grid
     p = len(a)
-    caps = grid.cap(a)
-    order = np.argsort(-caps, kind="stable")
-    a, b, caps = a[order], b[order], caps[order]
-    # mirror of each row
-    pos = {(int(x), int(y)): i for i, (x, y) in enumerate(zip(a, b))}
-    mirror = np.array([pos[(int(y), int(x))] for x, y in zip(a, b)])
-    bank = grid.bank_table(a, b, int(caps.max()), w)
-    l0 = 1.0 - _guess(grid, w, b, a)
+    caps = model.caps(seat, a)
+    other = model.other(seat)
+    pos = {(int(s), int(x), int(y)): i for i, (s, x, y) in enumerate(zip(seat, a, b))}
+    mirror = np.array([pos[(int(o), int(y), int(x))] for o, x, y in zip(other, a, b)])
+    bank = model.bank(seat, a, b, int(caps.max()), w)
+    term = model.terminal_bank(seat, a, b)
+    l0 = np.empty(p)
+    for s in range(model.seats):
+        sel = seat == s
+        l0[sel] = 1.0 - _guess(grid, w[int(model.other(np.array(s)))], b[sel], a[sel])
     big_a, big_b, step = np.zeros(p), np.zeros(p), np.zeros(p)
     values = np.zeros(p)
     previous = np.full(p, np.inf)
     residual = 0.0
     passes = 0
-    rows = np.arange(p)  # rows still iterating; a pair and its mirror leave together
+    rows = np.arange(p)  # rows still iterating; a row and its mirror leave together
     for it in range(max_iter):
         if not len(rows):
             break
         sub = BankTable(bank.a[rows], bank.b[rows])
-        big_a[rows], big_b[rows], _, _ = kernel.run(a[rows], caps[rows], sub, l0[rows])
+        sub_term = None if term is None else (term[0][rows], term[1][rows])
+        big_a[rows], big_b[rows], _, _ = kernel.run(a[rows], caps[rows], sub, l0[rows], term_bank=sub_term)
         passes += 1
         here = big_a[rows] + big_b[rows] * l0[rows]
         res = np.abs(here - (1.0 - l0[mirror[rows]]))
@@ -166,7 +177,7 @@ def solve_level(kernel: TurnKernel, grid: ScoreGrid, a: np.ndarray, b: np.ndarra
         bound = np.abs(new_l0 - l0[rows])
         by_bound = safe & (bound <= tol)
         by_res = res <= tol
-        # a pair and its mirror finish together, on the same criterion, so their values agree
+        # a row and its mirror finish together, on the same criterion, so their values agree
         flag_bound = np.zeros(p, dtype=bool)
         flag_res = np.zeros(p, dtype=bool)
         flag_bound[rows], flag_res[rows] = by_bound, by_res
@@ -182,59 +193,68 @@ def solve_level(kernel: TurnKernel, grid: ScoreGrid, a: np.ndarray, b: np.ndarra
     else:
         if len(rows):
             residual = max(residual, float(previous[rows].max()))
-    out = np.empty(p)
-    out[order] = values
-    return out, residual, passes
+    return values, residual, passes
 
 
 def solve_two_player(rules: Rules, tol: float = 1e-12, progress: Progress | None = None,
                      kernel: TurnKernel | None = None) -> tuple[np.ndarray, LevelStats]:
-    """Turn-start win probabilities ``W[a, b]`` (units of 50, NaN for impossible scores)."""
-    grid = ScoreGrid.of(rules)
-    kernel = kernel or TurnKernel(rules)
+    """Turn-start win probabilities ``W[a, b]`` (units of 50, NaN for impossible scores).
+
+    Under `last_round` the table has a leading seat axis: ``W[seat, a, b]``, seat 0
+    being the player who opens each round.
+    """
+    w, _, stats = solve_game(rules, tol, progress, kernel)
+    return w, stats
+
+
+def solve_game(rules: Rules, tol: float = 1e-12, progress: Progress | None = None,
+               kernel: TurnKernel | None = None) -> tuple[np.ndarray, np.ndarray | None, LevelStats]:
+    """`solve_two_player`, also returning the take-over offer tables (None without take_over)."""
+    model = GameModel(rules, kernel)
+    grid = model.grid
     g = grid.goal
-    w = np.full((g, g), np.nan)
+    w = np.full((model.seats, g, g), np.nan)
     top = 2 * (g - 1)
     levels = passes = states = 0
     worst = 0.0
-    start = time.perf_counter()
     total_pairs = len(grid.scores) ** 2
     done = 0
     for total in range(top, -1, -1):
-        a, b = level_pairs(grid, total)
+        seat, a, b = level_rows(model, total)
         if not len(a):
             continue
-        values, res, n = solve_level(kernel, grid, a, b, w, tol)
-        w[a, b] = values
+        values, res, n = solve_level(model, seat, a, b, w, tol)
+        w[seat, a, b] = values
+        model.record_offers(seat, a, b, model.caps(seat, a), values, w)
         levels += 1
         passes += n
-        states += int((grid.cap(a) + 1).sum()) * rules.dice
+        states += int((model.caps(seat, a) + 1).sum()) * rules.dice
         worst = max(worst, res)
-        done += len(a)
+        done += len(a) // model.seats
         if progress is not None:
             progress(done / total_pairs)
-    del start
-    return w, LevelStats(levels=levels, passes=passes, states=states, residual=worst)
+    stats = LevelStats(levels=levels, passes=passes, states=states, residual=worst)
+    return (w[0] if model.seats == 1 else w), model.offers, stats
 
 
 def bellman_residual(rules: Rules, w: np.ndarray, kernel: TurnKernel | None = None) -> float:
-    """The largest ``|W(a, b) - Roll(a, b, 0, D)|`` over every pair, each turn evaluated afresh from `w`.
+    """The largest ``|W(a, b) - Roll(a, b, 0, D)|`` over every row, each turn evaluated afresh from `w`.
 
     An independent check of a solved table: one backward pass per level with the
-    bust values ``1 - W(b, a)`` read from the table, no iteration.
+    bust values read from the table, no iteration (take-over offers are rebuilt
+    level by level from the table itself).
     """
-    grid = ScoreGrid.of(rules)
-    kernel = kernel or TurnKernel(rules)
+    model = GameModel(rules, kernel)
+    w = w if w.ndim == 3 else w[None]
     worst = 0.0
-    for total in range(2 * (grid.goal - 1), -1, -1):
-        a, b = level_pairs(grid, total)
+    for total in range(2 * (model.grid.goal - 1), -1, -1):
+        seat, a, b = level_rows(model, total)
         if not len(a):
             continue
-        caps = grid.cap(a)
-        order = np.argsort(-caps, kind="stable")
-        a, b, caps = a[order], b[order], caps[order]
-        l0 = 1.0 - w[b, a]
-        bank = grid.bank_table(a, b, int(caps.max()), w)
-        big_a, big_b, _, _ = kernel.run(a, caps, bank, l0)
-        worst = max(worst, float(np.abs(big_a + big_b * l0 - w[a, b]).max()))
+        caps = model.caps(seat, a)
+        l0 = 1.0 - w[model.other(seat), b, a]
+        bank = model.bank(seat, a, b, int(caps.max()), w)
+        big_a, big_b, _, _ = model.kernel.run(a, caps, bank, l0, term_bank=model.terminal_bank(seat, a, b))
+        worst = max(worst, float(np.abs(big_a + big_b * l0 - w[seat, a, b]).max()))
+        model.record_offers(seat, a, b, caps, w[seat, a, b], w)
     return worst

@@ -1,0 +1,130 @@
+r"""The last turn of a two-player last round: the second player's chance to take the victory.
+
+When the first player of the round reaches the goal with ``new`` points, the
+second player (banked ``b``) plays one last turn. Under ``reach`` he wins only
+by banking a score above ``new``; under ``exact`` only by reaching the goal
+exactly. With ``take_over`` he may instead start from the first player's banked
+turn (``t`` points, ``m`` dice, and he must roll first).
+
+Success is a bank of at least ``thr`` turn points (reach: ``thr = max(new - b + 1,
+lowest bank)``; exact: exactly ``goal - b``), so the value of a turn state
+depends only on ``r = thr - t`` (and, under the rule of 50, on the parity of the
+score): one table ``U[c, r, m]`` per parity class ``c`` serves every ``b`` and
+``new``. It is one kernel pass of a single row with a bust worth 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rules import Rules
+from .grid import ScoreGrid
+from .kernel import NEG, BankTable, TurnKernel, roll_table
+
+#: Turn points (units of 50) covered by the tables; far enough that the chance has settled
+#: (to an instant win's, if five 1s win) well before.
+SPAN = 1200
+
+
+class LastTurn:
+    """Chances of the second player's last turn, for any target, from the start or a take-over."""
+
+    def __init__(self, rules: Rules, kernel: TurnKernel | None = None, span: int = SPAN):
+        self.rules = rules
+        self.kernel = kernel or TurnKernel(rules)
+        self.grid = ScoreGrid.of(rules)
+        self.exact = rules.end == "exact"
+        self.period = self.kernel.period
+        self.span = span
+        d = rules.dice
+        classes = 1 if self.exact else self.period
+        self.value = []
+        self.roll = []
+        for c in range(classes):
+            # one row whose success threshold is t = span, with parity class c at the threshold
+            score = (c - span) % self.period
+            bank_a = np.full((1, span + 1, d), NEG)
+            bank_b = np.zeros((1, span + 1, d))
+            fault = (not self.exact) and self.period == 2 and (score + span) % 2 == 1
+            bank_a[0, span] = 0.0 if fault else 1.0
+            bank_b[0, span] = 1.0 if fault else 0.0
+            if not rules.can_bank_after_full_hand:
+                bank_a[0, span, d - 1] = NEG
+                bank_b[0, span, d - 1] = 0.0
+            _, _, ta, tb = self.kernel.run(np.array([score]), np.array([span]), BankTable(bank_a, bank_b),
+                                           np.zeros(1), keep_table=True)
+            value = ta[0] + tb[0] * 0.0
+            self.value.append(value)
+            self.roll.append(roll_table(self.kernel.graph, value, 0.0, 1.0, self.period, self.exact))
+
+    def lowest_bank(self, b: np.ndarray) -> np.ndarray:
+        """Smallest turn (units) a player with score `b` may bank."""
+        grid = self.grid
+        low = np.full(np.shape(b), max(grid.min_bank, 1))
+        if grid.opening:
+            low = np.where(np.asarray(b) == 0, max(grid.opening, 1), low)
+        return low
+
+    def _lookup(self, table: list[np.ndarray], c: np.ndarray, r: np.ndarray, m: np.ndarray) -> np.ndarray:
+        """U[c, r, m] for arrays (r = turn units still needed; r <= 0 is the success region)."""
+        t = self.span - r
+        out = np.zeros(np.broadcast(c, r, m).shape)
+        c, t, m = np.broadcast_arrays(c, t, m)
+        ok = t >= 0  # r > span: hopeless (below 1e-17)
+        last = table[0].shape[0] - 1
+        if self.exact:
+            ok &= t <= self.span  # r < 0: already past the goal
+        folded = np.where(t > last, last - (t - last) % self.period, t)
+        for cls in range(len(table)):
+            sel = ok & (c == cls)
+            out[sel] = table[cls][folded[sel], m[sel] - 1]
+        return out
+
+    def chance(self, b: np.ndarray, new: np.ndarray, offer_t: np.ndarray | None = None,
+               offer_m: np.ndarray | None = None) -> np.ndarray:
+        """Chance that the second player (score b, units) takes the victory from a first player at `new`.
+
+        With an offer (take_over on, b opened), the better of starting afresh and
+        taking over the first player's `offer_t` points with `offer_m` dice.
+        """
+        b = np.asarray(b, dtype=np.int64)
+        new = np.asarray(new, dtype=np.int64)
+        goal = self.grid.goal
+        low = self.lowest_bank(b)
+        if self.exact:
+            thr = goal - b
+            possible = thr >= low
+            c = np.zeros_like(thr)
+        else:
+            thr = np.maximum(new - b + 1, low)
+            possible = np.ones(thr.shape, dtype=bool)
+            c = (b + thr) % self.period
+        d = self.rules.dice
+        fresh = np.where(possible, self._lookup(self.value, c, thr, np.full(thr.shape, d)), 0.0)
+        if offer_t is None or not self.rules.take_over:
+            return fresh
+        opened = (b > 0) | (self.grid.opening == 0)
+        offer_t = np.asarray(offer_t, dtype=np.int64)
+        take = self._lookup(self.roll, c, thr - offer_t, np.asarray(offer_m, dtype=np.int64))
+        if self.exact:
+            take = np.where(b + offer_t > goal, 0.0, take)
+        take = np.where(possible & opened, take, 0.0)
+        return np.maximum(fresh, take)
+
+    def plateau(self, c: np.ndarray, m: np.ndarray) -> np.ndarray:
+        """A fresh last turn's chance far past the goal (only an instant win is left), by parity class."""
+        return self._lookup(self.value, np.asarray(c), np.full(np.shape(c), self.span), np.asarray(m))
+
+    def reach_extension(self, tol: float = 1e-15) -> int:
+        """Turn units after which a fresh last turn's chance no longer depends on the target (within `tol`)."""
+        if self.exact:
+            return 0
+        d = self.rules.dice
+        far = 0
+        for value in self.value:
+            u = value[: self.span + 1, d - 1][::-1]  # U(r, D) for r = 0..span
+            moving = np.nonzero(np.abs(u - u[-1]) >= tol)[0]
+            far = max(far, int(moving.max()) + 1 if len(moving) else 1)
+        if far > self.span // 2:
+            raise RuntimeError(f"the last-turn table did not settle within {self.span} units")
+        return far

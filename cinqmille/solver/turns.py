@@ -1,0 +1,116 @@
+"""What a turn of one *row* is worth at its edges: a row is (seat, a, b), a mover and a pair of scores.
+
+`GameModel` gathers, for a ruleset, everything the kernel needs besides the
+dice: where each row's states become terminal (`caps`), the value of banking at
+every turn state (`bank`), the value of banking past the cap (`terminal_bank`),
+and the take-over offers that a bank hands to the opponent (`offer_rows`).
+
+Seats matter only under `last_round` (seat 0 opens each round; when it reaches
+the goal, seat 1 plays one last turn, `LastTurn`). Otherwise one table serves
+both players and every row has seat 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rules import Rules
+from .grid import ScoreGrid
+from .kernel import NEG, BankTable, TurnKernel, roll_table
+from .last_turn import LastTurn
+
+
+class GameModel:
+    """The rows, caps and bank values of the two-player game under one ruleset."""
+
+    def __init__(self, rules: Rules, kernel: TurnKernel | None = None):
+        self.rules = rules
+        self.grid = ScoreGrid.of(rules)
+        self.kernel = kernel or TurnKernel(rules)
+        self.seats = 2 if rules.last_round else 1
+        self.last = LastTurn(rules, self.kernel) if rules.last_round else None
+        self.extension = self.last.reach_extension() if self.last is not None else 0
+        self.take_over = rules.take_over
+        g, d = self.grid.goal, rules.dice
+        #: offers[s][x, y, t, m-1]: value to a mover of seat s (scores x, y) offered t points and m dice
+        self.offers = np.full((self.seats, g, g, g, d), np.nan) if self.take_over else None
+
+    def other(self, seat: np.ndarray) -> np.ndarray:
+        """The opponent's seat (the same table when seats do not matter)."""
+        return 1 - seat if self.seats == 2 else seat
+
+    def caps(self, seat: np.ndarray, a: np.ndarray) -> np.ndarray:
+        """First turn total (units) of each row from which its states are terminal."""
+        cap = self.grid.cap(a)
+        if self.extension:
+            cap = np.where(seat == 0, np.maximum(cap, self.grid.goal - a + self.extension), cap)
+        return cap
+
+    def _goal_value(self, seat: int):
+        if self.last is None or seat != 0:
+            return None
+        last = self.last
+
+        def first_player(b, new, t, m):
+            return 1.0 - last.chance(b, new, t, m)
+
+        return first_player
+
+    def bank(self, seat: np.ndarray, a: np.ndarray, b: np.ndarray, tmax: int, w: np.ndarray) -> BankTable:
+        """Bank values of the rows at turn totals 0..tmax (w: the turn-start tables, shape (seats, G, G))."""
+        d = self.rules.dice
+        out_a = np.empty((len(a), tmax + 1, d))
+        out_b = np.empty((len(a), tmax + 1, d))
+        for s in np.unique(seat):
+            sel = seat == s
+            opp = int(self.other(np.array(s)))
+            table = self.grid.bank_table(a[sel], b[sel], tmax, w[opp],
+                                         offer=None if self.offers is None else self.offers[opp],
+                                         goal_value=self._goal_value(int(s)))
+            out_a[sel], out_b[sel] = table.a, table.b
+        return BankTable(out_a, out_b)
+
+    def terminal_bank(self, seat: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """(A, B) of banking past the cap per row, or None when every such bank simply wins."""
+        if self.last is None or self.rules.end == "exact":
+            return None
+        k, d, per = self.kernel, self.rules.dice, self.kernel.period
+        bank_a, bank_b = (x.copy() for x in k.terminal_bank(len(a)))
+        first = seat == 0
+        if not first.any():
+            return bank_a, bank_b
+        m = np.arange(1, d + 1)
+        for par in range(per):
+            c = np.full(first.sum(), (par + 1) % per)
+            lose = np.broadcast_to(self.last.plateau(c, np.full(c.shape, d))[:, None], (len(c), d))
+            if self.take_over:
+                bf = b[first]
+                rr = (a[first] - bf + 1)[:, None]  # what a taker must add on top of the taken turn
+                take = self.last._lookup(self.last.roll, c[:, None], np.broadcast_to(rr, (len(c), d)), m[None, :])
+                take = np.where(self.grid.opened(bf)[:, None], take, 0.0)
+                lose = np.maximum(lose, take)
+            allowed = bank_a[first, par] > NEG
+            fault = bank_b[first, par] > 0
+            value = np.where(allowed & ~fault, 1.0 - lose, bank_a[first, par])
+            bank_a[np.nonzero(first)[0], par] = value
+        return bank_a, bank_b
+
+    def record_offers(self, seat: np.ndarray, a: np.ndarray, b: np.ndarray, caps: np.ndarray,
+                      values: np.ndarray, w: np.ndarray) -> None:
+        """Store, for rows just solved, the value of being offered each (t, m): take over or start afresh."""
+        if self.offers is None:
+            return
+        k = self.kernel
+        bust = 1.0 - w[self.other(seat), b, a]
+        bank = self.bank(seat, a, b, k.tpad_for(int(caps.max())) - 1, w)
+        term = self.terminal_bank(seat, a, b)
+        _, _, ta, tb = k.run(a, caps, bank, bust, keep_table=True, term_bank=term)
+        goal = self.grid.goal
+        full = ta + tb * bust[:, None, None]
+        roll = roll_table(k.graph, full, bust, k.win_value, k.period, self.rules.end == "exact")
+        last = roll.shape[1] - 1
+        t = np.arange(goal)
+        rows = np.where(t > last, last - (t - last) % k.period, t)
+        taken = np.maximum(values[:, None, None], roll[:, rows])
+        opened = self.grid.opened(a)[:, None, None]
+        self.offers[seat, a, b] = np.where(opened, taken, values[:, None, None])
