@@ -54,10 +54,31 @@ Stopping rule: a level is done when its residual is below ``tol`` (default
 Bellman residual of every state, since the other states of a turn are computed
 exactly from ``L`` and the values of larger sums.
 
+Extra state: last round and take-over
+=====================================
+``take_over``: a bank of ``t`` points with ``m`` dice in hand offers the opened
+opponent a choice at the start of his turn, ``O(x, y, t, m) = max(W(x, y),
+Roll(x, y, t, m))`` (taking over means rolling first). The bank is then worth
+``1 - O(b, a + t, t, m)``. ``O`` of a pair is recorded when its level is solved
+(one more pass with the final bust value), before any smaller sum needs it.
+
+``last_round`` (two players): the seat matters, so every table has a seat axis,
+``W[s, a, b]`` with seat 0 opening each round, and a bust or bank hands the dice
+to the other seat: the 2-cycle links ``(s, a, b)`` and ``(1 - s, b, a)``. A bank
+of seat 1 that reaches the goal wins; a bank of seat 0 that reaches ``new``
+points is worth ``1 - Q(b, new, t, m)``, the chance that seat 1 passes ``new``
+(``reach``) or reaches the goal exactly (``exact``) in one last turn, from
+scratch or by taking over (``LastTurn``, one table for every target since the
+chance depends only on the points still needed). Under ``reach`` seat 0 may
+roll on past the goal: its states are real until ``Q`` stops changing (within
+1e-15; under ``five_ones = "win"`` it settles at the chance of five 1s), and
+are terminal past that, with bank values ``1 - Q`` in place of 1.
+
 Rules that need a score history (crosses, struck-out scores, knock-back and
-deadly ties, ``zero_turns``), and ``last_round``, ``take_over`` and
-``prediction``, are not in this state: the solver then solves the relaxation
-without them and says so (``exact = False`` and the list of assumptions).
+deadly ties, ``zero_turns`` to ``previous``), ``zero_turns`` counters (scores
+that fall break the order of the levels) and ``prediction`` are not in this
+state: the solver then solves the relaxation without them and says so
+(``exact = False`` and the list of assumptions).
 """
 
 from __future__ import annotations
