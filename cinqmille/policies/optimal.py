@@ -21,11 +21,10 @@ Decisions:
     bank   when banking is allowed and worth at least rolling (ties bank, as in
            the solver).
 
-Rules outside the table's state are played with a relaxation, completed so
-that every question of the referee gets a sensible answer. The table is always
-that of `table_rules(rules)`: the ruleset without last round, take-over and
-prediction (solved on its own, with the solver's relaxation of the history
-rules if any), whatever the solver does with those three rules itself; then:
+The table is that of the solver for the ruleset (without `prediction`, which
+the solved policy never uses): under ``last_round`` it has a seat axis (seat 0
+opens each round) and its bank values already weigh the opponent's last turn;
+under ``take_over`` they weigh the offer a bank hands to the opponent. Then:
 
 - ``take_over``: taken when rolling from the offered turn (the player must roll
   before banking) is worth more than starting afresh, both read from the table;
@@ -33,7 +32,7 @@ rules if any), whatever the solver does with those three rules itself; then:
   ends with a bank that takes the victory (a one-turn table, `LastTurn`);
 - ``prediction``: never predicts (as the solved policy);
 - crosses, ties, struck scores, ``zero_turns``: ignored (the table is read at the
-  current banked scores).
+  current banked scores), the solver's stated relaxation.
 
 More than two players: the two-player game is not defined by the table. The
 documented reduction used here plays the two-player table against the best
@@ -60,7 +59,7 @@ from ..solver.grid import ScoreGrid
 from ..solver.kernel import UNIT, KeepGraph, TurnKernel, build_keep_graph
 from ..solver.result import SolveResult
 
-TABLE_FORMAT = 1
+TABLE_FORMAT = 2
 #: Rows x dice of the kernel pass at a time when building a table (bounds memory).
 CHUNK_CELLS = 400_000
 
@@ -72,12 +71,12 @@ class OptimalTable:
     rules: Rules
     scores: np.ndarray  # (S,) valid banked scores, units of 50
     index: np.ndarray  # (goal,) compact index of a score in units, -1 if impossible
-    caps: np.ndarray  # (S,) cap of a player with score scores[i] (see ScoreGrid.cap)
-    offset: np.ndarray  # (S*S,) first row of pair ia * S + ib
+    caps: np.ndarray  # (seats*S,) cap of a mover of seat s with score scores[i], at s * S + i (GameModel.caps)
+    offset: np.ndarray  # (seats*S*S,) first row of the pair id (s * S + ia) * S + ib
     value: np.ndarray  # (R, D) V(a, b, t, m)
     bank: np.ndarray  # (R, D) bool: bank here (allowed and worth at least rolling)
-    bust: np.ndarray  # (S*S,) value of a bust for the pair: 1 - W[b, a]
-    start: np.ndarray  # (S*S,) W[a, b], the value of the turn start
+    bust: np.ndarray  # (seats*S*S,) value of a bust for the pair
+    start: np.ndarray  # (seats*S*S,) W[s, a, b], the value of the turn start
     period: int
 
     @property
@@ -92,12 +91,18 @@ class OptimalTable:
     def graph(self) -> KeepGraph:
         return build_keep_graph(self.rules)
 
-    def pair(self, a: np.ndarray | int, b: np.ndarray | int) -> np.ndarray:
-        """Pair ids of banked scores in units of 50; raises for an impossible score."""
+    @property
+    def seats(self) -> int:
+        """2 under last_round (seat 0 opens each round), else 1."""
+        return len(self.caps) // len(self.scores)
+
+    def pair(self, a: np.ndarray | int, b: np.ndarray | int, seat: np.ndarray | int = 0) -> np.ndarray:
+        """Pair ids of banked scores in units of 50 (and the mover's seat); raises for an impossible score."""
         ia, ib = self.index[np.asarray(a)], self.index[np.asarray(b)]
         if np.any(ia < 0) or np.any(ib < 0):
             raise CinqmilleError("a banked score that cannot occur under this ruleset")
-        return ia * len(self.scores) + ib
+        s = len(self.scores)
+        return (np.minimum(seat, self.seats - 1) * s + ia) * s + ib
 
     def rows(self, pid: np.ndarray, t: np.ndarray) -> np.ndarray:
         """Row of turn points `t` (units) for pairs `pid`, folding the states past the cap."""
@@ -111,20 +116,20 @@ class OptimalTable:
             folded = np.where(t < cap, t, cap + (t - cap) % self.period)
         return self.offset[pid] + folded
 
-    def value_at(self, a: int, b: int, t: int, m: int) -> float:
+    def value_at(self, a: int, b: int, t: int, m: int, seat: int = 0) -> float:
         """V with banked `a`, `b` (points) and turn points `t` (units of 50) and `m` dice in hand."""
-        pid = self.pair(a // UNIT, b // UNIT)
+        pid = self.pair(a // UNIT, b // UNIT, seat)
         return float(self.value[self.rows(pid, t), m - 1])
 
-    def bank_at(self, a: int, b: int, t: int, m: int) -> bool:
+    def bank_at(self, a: int, b: int, t: int, m: int, seat: int = 0) -> bool:
         """Whether the optimal player banks (banked `a`, `b` in points; `t` units set aside, `m` dice)."""
-        pid = self.pair(a // UNIT, b // UNIT)
+        pid = self.pair(a // UNIT, b // UNIT, seat)
         return bool(self.bank[self.rows(pid, t), m - 1])
 
-    def roll_value(self, a: int, b: int, t: int, m: int) -> float:
+    def roll_value(self, a: int, b: int, t: int, m: int, seat: int = 0) -> float:
         """Value of rolling the `m` dice in hand with `t` units set aside (banked `a`, `b` in points)."""
         g = self.graph
-        pid = self.pair(a // UNIT, b // UNIT)
+        pid = self.pair(a // UNIT, b // UNIT, seat)
         t2 = t + g.keep_units
         vals = self.value[self.rows(np.full(len(t2), pid), t2), g.keep_next - 1]
         vals = np.where(g.keep_win, 1.0, vals)
@@ -132,17 +137,16 @@ class OptimalTable:
         return float(best @ g.class_prob[:, m - 1] + g.bust_prob[m - 1] * self.bust[pid])
 
 
-def _layout(grid: ScoreGrid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(index, caps, offset) of the table layout for `grid`."""
+def _layout(grid: ScoreGrid, caps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(index, offset) of the table layout for `grid`, given the caps per (seat, score)."""
     scores = grid.scores
     s = len(scores)
     index = np.full(grid.goal, -1, dtype=np.int64)
     index[scores] = np.arange(s)
-    caps = grid.cap(scores).astype(np.int64)
     rows_a = caps + 2
     base = np.concatenate([[0], np.cumsum(rows_a * s)[:-1]])
     offset = (base[:, None] + np.arange(s)[None, :] * rows_a[:, None]).reshape(-1)
-    return index, caps, offset.astype(np.int64)
+    return index, offset.astype(np.int64)
 
 
 def build_table(result: SolveResult) -> OptimalTable:
@@ -150,19 +154,20 @@ def build_table(result: SolveResult) -> OptimalTable:
     if result.objective != "win":
         raise ValueError("the optimal table needs a result of the 'win' objective")
     rules = result.rules
-    w = result.values
-    if w.ndim != 2:
-        raise ValueError("the optimal table reads a plain W[a, b]; solve table_rules(rules) instead")
-    grid = ScoreGrid.of(rules)
-    kernel = TurnKernel(rules)
+    w = result.tables
+    model = result.model
+    grid, kernel = model.grid, model.kernel
     d = rules.dice
     scores = grid.scores
     s = len(scores)
-    index, caps, offset = _layout(grid)
+    seats = w.shape[0]
+    mover = np.repeat(np.arange(seats), s)
+    caps = model.caps(mover, np.tile(scores, seats)).astype(np.int64)
+    index, offset = _layout(grid, caps)
     total_rows = int(((caps + 2) * s).sum())
     value = np.empty((total_rows, d))
     bank = np.zeros((total_rows, d), dtype=bool)
-    order = np.argsort(-caps, kind="stable")  # a's by cap descending
+    order = np.argsort(-caps, kind="stable")  # (seat, a) by cap descending
     pos = 0
     while pos < len(order):
         group = [order[pos]]
@@ -170,25 +175,26 @@ def build_table(result: SolveResult) -> OptimalTable:
         while pos + len(group) < len(order) and (len(group) + 1) * s * tpad * d <= CHUNK_CELLS:
             group.append(order[pos + len(group)])
         pos += len(group)
-        ia = np.repeat(np.array(group), s)
+        sa = np.repeat(np.array(group), s)  # seat * S + ia
+        seat, ia = sa // s, sa % s
         ib = np.tile(np.arange(s), len(group))
         aa, bb = scores[ia], scores[ib]
-        cc = caps[ia]
-        l0 = 1.0 - w[bb, aa]
+        cc = caps[sa]
+        l0 = 1.0 - w[model.other(seat), bb, aa]
         tmax = int(cc.max()) + 1
-        btab = grid.bank_table(aa, bb, tmax, w)
-        _, _, ta, tb = kernel.run(aa, cc, btab, l0, keep_table=True)
+        btab = model.bank(seat, aa, bb, tmax, w)
+        _, _, ta, tb = kernel.run(aa, cc, btab, l0, keep_table=True, term_bank=model.terminal_bank(seat, aa, bb))
         for row in range(len(ia)):
             n = int(cc[row]) + 2
-            start = int(offset[ia[row] * s + ib[row]])
+            start = int(offset[sa[row] * s + ib[row]])
             v = ta[row, :n] + tb[row, :n] * l0[row]
             bv = btab.a[row, :n] + btab.b[row, :n] * l0[row]
             value[start:start + n] = v
             bank[start:start + n] = np.isfinite(btab.a[row, :n]) & (bv >= v)
-    pid = np.arange(s * s)
-    ia_all, ib_all = pid // s, pid % s
-    bust = 1.0 - w[scores[ib_all], scores[ia_all]]
-    start_v = w[scores[ia_all], scores[ib_all]]
+    pid = np.arange(seats * s * s)
+    seat_all, ia_all, ib_all = pid // (s * s), (pid // s) % s, pid % s
+    bust = 1.0 - w[model.other(seat_all), scores[ib_all], scores[ia_all]]
+    start_v = w[seat_all, scores[ia_all], scores[ib_all]]
     return OptimalTable(rules, scores, index, caps, offset, value, bank, bust, start_v, kernel.period)
 
 
@@ -202,14 +208,13 @@ _LOCK = threading.Lock()
 
 
 def table_rules(rules: Rules) -> Rules:
-    """The ruleset whose two-player table the policy reads: `rules` without last round, take-over and
-    prediction (the policy completes those itself, see the module docstring), so that the table is
-    always the plain ``W[a, b]`` of scores alone."""
+    """The ruleset whose two-player table the policy reads: `rules` without prediction (the solved
+    policy never predicts), so that a table serves rulesets that differ only there."""
     from dataclasses import replace
 
-    if not (rules.last_round or rules.take_over or rules.prediction):
+    if not rules.prediction:
         return rules
-    return replace(rules, name=f"{rules.name}-base", last_round=False, take_over=False, prediction=False)
+    return replace(rules, name=f"{rules.name}-base", prediction=False)
 
 
 def optimal_table(rules: Rules | str, use_cache: bool = True) -> OptimalTable:
@@ -362,6 +367,10 @@ class OptimalPolicy:
         others = [p.score for i, p in enumerate(view.players) if i != view.seat]
         return me, max(others)
 
+    def _seat(self, view: GameView) -> int:
+        """The seat the table is read at: under last_round 0 for the player who opens each round."""
+        return 0 if self.table.seats == 1 or view.seat == 0 else 1
+
     def _last_turn(self, view: GameView) -> LastTurn | None:
         last = view.last_round
         if last is None:
@@ -390,7 +399,7 @@ class OptimalPolicy:
             if last is not None:
                 out[i] = last.at(t2, m2)
             else:
-                out[i] = self.table.value_at(a, b, t2, m2)
+                out[i] = self.table.value_at(a, b, t2, m2, self._seat(view))
         return out
 
     def choose_keep(self, view: GameView, keeps: tuple[Keep, ...]) -> int:
@@ -402,7 +411,7 @@ class OptimalPolicy:
         if last is not None:
             return bool(last.banks[last._row(t), m - 1]) if not (last.exact and t > last.top) else False
         a, b = self._scores(view)
-        return self.table.bank_at(a, b, t, m)
+        return self.table.bank_at(a, b, t, m, self._seat(view))
 
     def should_take_over(self, view: GameView, offer: TakeOverOffer) -> bool:
         t, m = offer.points // UNIT, offer.dice
@@ -412,7 +421,8 @@ class OptimalPolicy:
         a, b = self._scores(view)
         if self.rules.end == "exact" and view.score + offer.points > self.rules.goal:
             return False
-        return self.table.roll_value(a, b, t, m) > self.table.value_at(a, b, 0, self.rules.dice)
+        seat = self._seat(view)
+        return self.table.roll_value(a, b, t, m, seat) > self.table.value_at(a, b, 0, self.rules.dice, seat)
 
     def predict(self, view: GameView, choices: tuple[int, ...]) -> int | None:
         return None
