@@ -14,7 +14,7 @@ to banking (as in the solver's keep options). Values come from the solver's
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .position import Position, PositionError
@@ -57,7 +57,7 @@ class Choice:
 
     win: float
     loss: float  # best win minus this win (>= 0)
-    action: str | None = None  # "bank" or "roll" (bank-or-roll decision)
+    action: str | None = None  # "bank" or "roll" (bank-or-roll decision); "take_over" or "start" (an offer)
     keep: tuple[int, ...] | None = None  # kept faces, sorted (keep decision)
     points: int | None = None  # points of the keep
     then: str | None = None  # "bank", "roll", "win" (instant win) or "bust" (overshoot)
@@ -108,6 +108,12 @@ class Advice:
         """The JSON shape of `cinqmille advise --json`."""
         pos: dict[str, Any] = {"me": self.position.me, "opp": self.position.opp, "turn": self.position.turn,
                                "dice": self.position.hand(self.rules)}
+        if self.rules.last_round:
+            pos["seat"] = self.position.seat
+        if self.position.offer is not None:
+            pos["offer"] = {"points": self.position.offer[0], "dice": self.position.offer[1]}
+        if self.position.target is not None:
+            pos["target"] = self.position.target
         if self.roll is not None:
             pos["roll"] = list(self.roll)
         options = [o.as_dict() for o in self.options]
@@ -124,6 +130,10 @@ def advise(result: "SolveResult", position: Position, roll: str | tuple[int, ...
     rules = result.rules
     position.validate(rules)
     exact, assumptions = result.exact, tuple(result.assumptions)
+    if position.target is not None:
+        position = replace(position, opp=position.target, seat=1)
+    if position.offer is not None:
+        return _offer(result, position, exact, assumptions)
     if roll is None:
         return _bank_or_roll(result, position, exact, assumptions)
     from .solver import parse_faces
@@ -131,8 +141,8 @@ def advise(result: "SolveResult", position: Position, roll: str | tuple[int, ...
     faces = parse_faces(roll, rules)
     if position.dice is not None and position.dice != len(faces):
         raise PositionError(f"the roll has {len(faces)} dice but --dice says {position.dice} are in hand")
-    position = Position(position.me, position.opp, position.turn, len(faces))
-    table = result.turn_table(position.me, position.opp)
+    position = replace(position, dice=len(faces))
+    table = result.table_for(position)
     raw = result.keep_options(position, faces)
     choices = []
     for opt in raw:
@@ -155,7 +165,7 @@ def advise(result: "SolveResult", position: Position, roll: str | tuple[int, ...
 def _bank_or_roll(result: "SolveResult", position: Position, exact: bool, assumptions: tuple[str, ...]) -> Advice:
     rules = result.rules
     dice = position.hand(rules)
-    table = result.turn_table(position.me, position.opp)
+    table = result.table_for(position)
     bank, roll = decision_values(result, table, position.turn, dice)
     choices = [Choice(win=roll, loss=0.0, action="roll")]
     if bank is not None:
@@ -163,6 +173,13 @@ def _bank_or_roll(result: "SolveResult", position: Position, exact: bool, assump
     ranked = _rank(choices, key=lambda c: -c.win)
     refusal = None if bank is not None else bank_refusal(rules, position)
     return Advice(rules, position, None, ranked[0].win, ranked, exact, assumptions, refusal=refusal)
+
+
+def _offer(result: "SolveResult", position: Position, exact: bool, assumptions: tuple[str, ...]) -> Advice:
+    """A take-over offered at the start of the turn: take it over, or start afresh with all the dice."""
+    choices = [Choice(win=o.win, loss=0.0, action=o.action) for o in result.offer_options(position)]
+    ranked = _rank(choices, key=lambda c: (-c.win, c.action != "start"))
+    return Advice(result.rules, position, None, ranked[0].win, ranked, exact, assumptions)
 
 
 def _rank(choices: list[Choice], key: Any) -> tuple[Choice, ...]:
@@ -249,8 +266,22 @@ def sentence(advice: Advice) -> str:
     return f"{head}: {pct(best.win)} to win (the only keep; no bank: {why})."
 
 
+def _sentence_offer(advice: Advice) -> str:
+    rules, pos = advice.rules, advice.position
+    assert pos.offer is not None
+    points, dice = pos.offer
+    take = f"take over the {points} and roll {dice_words(dice, dice == rules.dice)}"
+    fresh = f"start afresh with {dice_words(rules.dice)}"
+    best, other = advice.options[0], advice.options[1]
+    here, there = pct_pair(best.win, other.win)
+    first, second = (take, fresh) if best.action == "take_over" else (fresh, take)
+    return f"{first[0].upper()}{first[1:]}: {here} to win; to {second} gives {there}."
+
+
 def _sentence_bank_or_roll(advice: Advice) -> str:
     rules, pos = advice.rules, advice.position
+    if pos.offer is not None:
+        return _sentence_offer(advice)
     dice = pos.hand(rules)
     full = pos.turn > 0 and dice == rules.dice
     roll_words = f"roll {dice_words(dice, full)}"
@@ -273,9 +304,22 @@ def render_text(advice: Advice) -> list[str]:
     """The human answer of `cinqmille advise`: the position, the ranked options, the sentence, notes."""
     rules, pos = advice.rules, advice.position
     setaside = f"{pos.turn} set aside" if pos.turn else "nothing set aside"
-    head = f"Rules '{rules.name}': you {_score(rules, pos.me)}, opponent {_score(rules, pos.opp)}, {setaside}, "
+    opponent = f"opponent {_score(rules, pos.opp)}"
+    if pos.target is not None:
+        opponent = f"your last turn against {pos.target}"
+    elif rules.last_round:
+        opponent += ", you open the round" if pos.seat == 0 else ", you play second in the round"
+    head = f"Rules '{rules.name}': you {_score(rules, pos.me)}, {opponent}, {setaside}, "
     lines = []
-    if advice.roll is None:
+    if pos.offer is not None:
+        lines.append(f"Rules '{rules.name}': you {_score(rules, pos.me)}, {opponent}; the opponent banked "
+                     f"{pos.offer[0]} with {dice_words(pos.offer[1])} in hand: take it over?")
+        labels = {"take_over": f"take over {pos.offer[0]}", "start": "start afresh"}
+        width = max(len(v) for v in labels.values())
+        lines.append(f"  {'move':<{width}}  {'win':>8}  vs best")
+        for o in advice.options:
+            lines.append(f"  {labels[o.action or '']:<{width}}  {pct(o.win, 2):>8}  {_loss(o)}")
+    elif advice.roll is None:
         lines.append(head + f"{dice_words(pos.hand(rules))} in hand.")
         rows = [(f"{o.action} {pos.turn}" if o.action == "bank"
                  else f"roll {dice_words(pos.hand(rules))}", o) for o in advice.options]

@@ -26,6 +26,8 @@ class Position:
     turn: int = 0
     dice: int | None = None
     seat: int = 0  # under last_round: 0 if this player opens each round, 1 if he plays second
+    offer: tuple[int, int] | None = None  # take_over: (points, dice) of the opponent's bank, at a turn start
+    target: int | None = None  # last round: the score the opponent finished on; this is my last turn
 
     def hand(self, rules: Rules) -> int:
         """Dice in hand (all the dice when not given)."""
@@ -34,7 +36,26 @@ class Position:
     def validate(self, rules: Rules) -> "Position":
         """Return the position if it can occur under `rules`, else raise `PositionError`."""
         check_score(rules, self.me, "--me")
-        check_score(rules, self.opp, "--opp")
+        if self.target is None:
+            check_score(rules, self.opp, "--opp")
+        else:
+            if not rules.last_round:
+                raise PositionError(f"--target is for a last round; '{rules.name}' has none (last_round = false)")
+            if self.target % 50 or self.target < rules.goal or (rules.end == "exact" and self.target != rules.goal):
+                need = f"exactly {rules.goal}" if rules.end == "exact" else f"a multiple of 50 from {rules.goal} up"
+                raise PositionError(f"--target: the opponent's final score must be {need}, got {self.target}")
+        if self.offer is not None:
+            points, dice = self.offer
+            if not rules.take_over:
+                raise PositionError(f"--offer is for take-overs; '{rules.name}' has none (take_over = false)")
+            if points <= 0 or points % 50:
+                raise PositionError(f"--offer: the offered points must be a positive multiple of 50, got {points}")
+            if not 1 <= dice <= rules.dice:
+                raise PositionError(f"--offer: the offered dice must be between 1 and {rules.dice}, got {dice}")
+            if self.turn:
+                raise PositionError("--offer is a choice at the start of a turn: give no --turn with it")
+            if rules.opening and self.me == 0:
+                raise PositionError("--offer: only an opened player may take over")
         if self.turn < 0 or self.turn % 50:
             raise PositionError(f"turn points must be a non-negative multiple of 50, got {self.turn}")
         if self.dice is not None and not 1 <= self.dice <= rules.dice:

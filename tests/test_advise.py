@@ -216,3 +216,77 @@ def test_unreadable_rules_file(tmp_path: Path) -> None:
     bad.write_text("goal = = 3\n")
     code, _, err = run("--rules", str(bad))
     assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+# -- the extra state: seat in a last round, take-over offers, the last turn --------------------
+LR_TOML = 'name = "tiny-lr-take"\ngoal = 600\nopening = 150\nlast_round = true\ntake_over = true\n'
+
+
+@pytest.fixture
+def lr_file(tmp_path: Path, session_cache: Path) -> Path:
+    """A tiny ruleset with a last round and take-overs."""
+    path = tmp_path / "lr.toml"
+    path.write_text(LR_TOML)
+    return path
+
+
+def test_offer_compares_take_over_with_a_fresh_start(lr_file: Path) -> None:
+    """--offer ranks taking over against starting afresh, with the solver's values for both."""
+    from cinqmille.solver import solve
+
+    code, out, _ = run("--rules", str(lr_file), "--me", "200", "--opp", "300", "--offer", "250/3", "--json")
+    assert code == 0
+    data = json.loads(out)
+    result = solve(str(lr_file))
+    values = {o["action"]: o["win"] for o in data["options"]}
+    assert set(values) == {"take_over", "start"}
+    assert values["start"] == pytest.approx(result.win_at_start(200, 300))
+    table = result.turn_table(200, 300)
+    assert values["take_over"] == pytest.approx(float(table.roll[5, 2]))
+    assert data["best"]["win"] == max(values.values())
+
+
+def test_seat_changes_the_answer_in_a_last_round(lr_file: Path) -> None:
+    """Under a last round the first and second seats get their own tables."""
+    first = json.loads(run("--rules", str(lr_file), "--me", "450", "--opp", "500", "--turn", "150",
+                           "--dice", "2", "--json")[1])
+    second = json.loads(run("--rules", str(lr_file), "--me", "450", "--opp", "500", "--turn", "150",
+                            "--dice", "2", "--seat", "second", "--json")[1])
+    assert second["position"]["seat"] == 1 and first["position"]["seat"] == 0
+    assert second["options"][0]["win"] == 1.0  # the second seat ends the round: reaching the goal wins
+    assert first["win"] < 1.0  # the first seat leaves the opponent a last turn
+
+
+def test_last_turn_needs_to_pass_the_target(lr_file: Path) -> None:
+    """On the last turn a bank wins only past the opponent's final score, else it is worth nothing."""
+    data = json.loads(run("--rules", str(lr_file), "--me", "450", "--target", "650", "--turn", "150",
+                          "--dice", "2", "--json")[1])
+    values = {o["action"]: o["win"] for o in data["options"]}
+    assert values["bank"] == 0.0 and 0.0 < values["roll"] < 1.0
+    data = json.loads(run("--rules", str(lr_file), "--me", "450", "--target", "650", "--turn", "250",
+                          "--dice", "2", "--json")[1])
+    assert data["best"] == {"win": 1.0, "loss": 0.0, "action": "bank"}
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["--offer", "250/3"], "take_over = false"),
+    (["--target", "600"], "last_round = false"),
+])
+def test_extra_state_needs_its_rule(tiny_rules_file: Path, session_cache: Path, args: list[str],
+                                    fragment: str) -> None:
+    """--offer and --target are refused, in one line, under a ruleset without the rule."""
+    code, _, err = run("--rules", str(tiny_rules_file), "--me", "200", *args)
+    assert code == 2 and fragment in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["--me", "200", "--offer", "250"], "POINTS/DICE"),
+    (["--me", "200", "--offer", "250/9"], "between 1 and 5"),
+    (["--me", "0", "--offer", "250/2"], "opened"),
+    (["--me", "200", "--offer", "250/2", "--roll", "15"], "start of a turn"),
+    (["--me", "200", "--target", "550"], "from 600 up"),
+])
+def test_bad_extra_state(lr_file: Path, args: list[str], fragment: str) -> None:
+    """Malformed offers and targets get one clear line and exit status 2."""
+    code, _, err = run("--rules", str(lr_file), *args)
+    assert code == 2 and fragment in err and "Traceback" not in err

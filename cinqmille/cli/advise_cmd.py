@@ -38,17 +38,32 @@ def load_win_table(rules):  # type: ignore[no-untyped-def]
 @click.option("--turn", "turn", metavar="POINTS", help="Turn points set aside (before --roll). Default 0.")
 @click.option("--dice", "dice", metavar="N", help="Dice in hand (bank or roll?).")
 @click.option("--roll", "roll", metavar="FACES", help="The dice just rolled, e.g. 1,5,3,3,2 or 15332 (which to keep?).")
+@click.option("--seat", "seat", type=click.Choice(["first", "second"]), default="first", show_default=True,
+              help="Last round rules: do you open each round (first) or play second?")
+@click.option("--offer", "offer", metavar="POINTS/DICE",
+              help="Take-over rules: the opponent just banked POINTS with DICE in hand; take it over?")
+@click.option("--target", "target", metavar="POINTS",
+              help="Last round: the opponent finished on POINTS (at or past the goal); this is your last turn.")
 @json_option
 @friendly_errors
 def command(rules_spec: str, me: str | None, opp: str | None, turn: str | None, dice: str | None,
-            roll: str | None, as_json: bool) -> None:
+            roll: str | None, seat: str, offer: str | None, target: str | None, as_json: bool) -> None:
     """Bank or roll with --turn/--dice, or which dice to keep from --roll, with each option's chance to win."""
     from ..advice import advise, render_text
     from ..position import Position, PositionError
 
     rules = resolve_rules(rules_spec)
+    offered = None
+    if offer is not None:
+        points, sep, hand = offer.partition("/")
+        if not sep:
+            raise PositionError(f"--offer: expected POINTS/DICE such as 350/2, got {offer!r}")
+        offered = (parse_points(points, "--offer points") or 0, parse_points(hand, "--offer dice") or 0)
     pos = Position(parse_points(me, "--me") or 0, parse_points(opp, "--opp") or 0,
-                   parse_points(turn, "--turn") or 0, parse_points(dice, "--dice", None))
+                   parse_points(turn, "--turn") or 0, parse_points(dice, "--dice", None),
+                   seat=0 if seat == "first" else 1, offer=offered, target=parse_points(target, "--target", None))
+    if offered is not None and (roll is not None or pos.dice is not None):
+        raise PositionError("--offer is a choice at the start of a turn: give no --roll or --dice with it")
     if roll is None and pos.dice is None and pos.turn > 0:
         raise PositionError("give --dice N (dice in hand: bank or roll?) or --roll FACES (which dice to keep?)")
     pos.validate(rules)

@@ -171,6 +171,64 @@ class SolveResult:
         cache[(seat, a, b)] = table
         return table
 
+    def last_turn_table(self, me: int, target: int) -> TurnTable:
+        """Every state of my last turn of a last round, the opponent having finished on `target` points."""
+        self._need("win")
+        last = self.model.last
+        if last is None:
+            raise PositionError(f"'{self.rules.name}' has no last round")
+        rules, grid, d = self.rules, self.grid, self.rules.dice
+        a, target_u = me // UNIT, target // UNIT
+        low = int(last.lowest_bank(np.array(a)))
+        if last.exact:
+            thr, c, possible = grid.goal - a, 0, grid.goal - a >= low
+            tpad = thr + 2  # the last row is an overshoot
+        else:
+            thr = max(target_u - a + 1, low)
+            c, possible = (a + thr) % last.period, True
+            tpad = thr + self.kernel.graph.max_units + last.period + 1
+        t = np.arange(tpad)[:, None]
+        m = np.arange(1, d + 1)[None, :]
+        shape = (tpad, d)
+        cc = np.full(shape, c)
+        value = last._lookup(last.value, cc, thr - t, m) if possible else np.zeros(shape)
+        roll = last._lookup(last.roll, cc, thr - t, m) if possible else np.zeros(shape)
+        value, roll = np.broadcast_to(value, shape).copy(), np.broadcast_to(roll, shape).copy()
+        tt = np.broadcast_to(t, shape)
+        can = np.vectorize(lambda x: rules.can_bank(me, int(x) * UNIT))(tt)
+        if not rules.can_bank_after_full_hand:
+            can[:, d - 1] = False
+        new = a + tt
+        success = (new == grid.goal) if last.exact else (new > target_u)
+        if rules.rule_of_50:
+            success &= new % 2 == 0
+        bank = np.where(can, np.where(success & possible, 1.0, 0.0), -np.inf)
+        if last.exact:
+            value[-1], roll[-1], bank[-1] = 0.0, 0.0, -np.inf
+        return TurnTable(me, target, value, bank, roll, 0.0, last.period, thr, last.exact)
+
+    def table_for(self, position: Position) -> TurnTable:
+        """The turn table a position is read from (my last turn when `position.target` is set)."""
+        if position.target is not None:
+            return self.last_turn_table(position.me, position.target)
+        return self.turn_table(position.me, position.opp, position.seat)
+
+    def offer_options(self, position: Position) -> list[Option]:
+        """At a turn start with a take-over offered: take it over (roll from it) or start afresh, best first."""
+        self._need("win")
+        position.validate(self.rules)
+        if position.offer is None:
+            raise PositionError("no take-over offer given")
+        points, dice = position.offer
+        table = self.table_for(position)
+        fresh = float(table.value[0, self.rules.dice - 1])
+        if self.rules.end == "exact" and position.me + points > self.rules.goal:
+            take = table.bust
+        else:
+            take = float(table.roll[table._row(points // UNIT), dice - 1])
+        options = [Option(win=take, action="take_over"), Option(win=fresh, action="start")]
+        return sorted(options, key=lambda o: (-o.win, o.action != "start"))
+
     def _roll_values(self, value: np.ndarray, bust: float) -> np.ndarray:
         """Value of rolling at every (t, m) of a pair whose optimal values are `value`."""
         k = self.kernel
@@ -184,7 +242,7 @@ class SolveResult:
         m = position.hand(rules)
         if position.turn == 0:
             raise PositionError("with no turn points set aside the only move is to roll (give --turn)")
-        table = self.turn_table(position.me, position.opp, position.seat)
+        table = self.table_for(position)
         row = table._row(position.turn // UNIT)
         options = [Option(win=float(table.roll[row, m - 1]), action="roll")]
         bank = float(table.bank[row, m - 1])
@@ -201,7 +259,7 @@ class SolveResult:
         m_roll = len(faces)
         if position.dice is not None and position.dice != m_roll:
             raise PositionError(f"the roll has {m_roll} dice but {position.dice} are in hand")
-        table = self.turn_table(position.me, position.opp, position.seat)
+        table = self.table_for(position)
         t0 = position.turn // UNIT
         counts = counts_of(faces)
         keeps = dice_tables(rules)[m_roll]
