@@ -21,7 +21,7 @@ from typing import Protocol
 
 import numpy as np
 
-from .advice import Advice, advise, decision_values, dice_words, faces_words, render_text
+from .advice import Advice, advise, dice_words, faces_words, render_text
 from .dice.scoring import Keep, counts_of, faces_of
 from .engine import Game
 from .engine import log as ev
@@ -54,14 +54,25 @@ def opponent_score(view: GameView) -> int:
     return max(s for i, s in enumerate(view.scores) if i != view.seat)
 
 
+def view_position(result, view: GameView, offer: tuple[int, int] | None = None) -> Position:  # type: ignore[no-untyped-def]
+    """The solver's position for the question the referee asks in `view` (seat, last turn, offer)."""
+    target = None
+    if view.last_round is not None:
+        if not result.rules.last_round:
+            raise PositionError("a last round is in progress, which this ruleset does not have")
+        target = view.last_round.target
+    seat = 0 if view.seat == 0 else 1
+    dice = None if view.roll is not None or offer is not None else view.dice_in_hand
+    return Position(view.score, opponent_score(view), 0 if offer is not None else view.turn_points, dice,
+                    seat=seat, offer=offer, target=target)
+
+
 def view_advice(result, view: GameView) -> Advice:  # type: ignore[no-untyped-def]
     """Advice for the question the referee is asking in `view` (raises PositionError outside the model)."""
-    if view.last_round is not None:
-        raise PositionError("a last round is in progress, which the solver does not model")
-    me, opp = view.score, opponent_score(view)
+    position = view_position(result, view)
     if view.roll is not None:
-        return advise(result, Position(me, opp, view.turn_points), roll=faces_of(view.roll))
-    return advise(result, Position(me, opp, view.turn_points, view.dice_in_hand))
+        return advise(result, position, roll=faces_of(view.roll))
+    return advise(result, position)
 
 
 def keep_matching(keeps: tuple[Keep, ...], faces: tuple[int, ...]) -> Keep | None:
@@ -105,13 +116,12 @@ class OptimalTwoPlayerPolicy:
     def should_take_over(self, view: GameView, offer: TakeOverOffer) -> bool:
         """Take over when rolling from the offered points and dice beats a fresh turn."""
         try:
-            me, opp = view.score, opponent_score(view)
-            Position(me, opp, offer.points, offer.dice).validate(self.result.rules)
-            table = self.result.turn_table(me, opp)
+            position = view_position(self.result, view, offer=(offer.points, offer.dice))
+            advice = advise(self.result, position)
         except PositionError:
             return self._fallback.should_take_over(view, offer)
-        _, take = decision_values(self.result, table, offer.points, offer.dice)
-        return take > self.result.win_at_start(me, opp)
+        self.explain(advice.sentence)
+        return advice.best is not None and advice.best.action == "take_over"
 
     def predict(self, view: GameView, choices: tuple[int, ...]) -> int | None:
         """Never predict (the solved policy never does)."""

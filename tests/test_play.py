@@ -143,7 +143,7 @@ def test_bad_players_is_one_line(players: str, tiny_rules_file: Path) -> None:
     assert code == 2 and len(err.strip().splitlines()) == 1
 
 
-def test_bot_plays_a_last_round_by_rule_of_thumb() -> None:
+def test_bot_notes_a_relaxed_ruleset() -> None:
     """Under last_round and crosses (crosses are outside the solver's model) bot games end with a winner."""
     rules = rules_from_dict({"name": "tiny-lr", "goal": 500, "opening": 150, "last_round": True, "crosses": True})
     for seed in range(3):
@@ -151,3 +151,19 @@ def test_bot_plays_a_last_round_by_rule_of_thumb() -> None:
         winner = play_text(rules, ["bot", "bot"], console, rng=np.random.default_rng(seed),
                            result_provider=lambda: solve(rules, "win"))
         assert winner in (0, 1) and any("relaxes" in line for line in console.lines)
+
+
+def test_bot_plays_last_rounds_and_take_overs_from_the_solver() -> None:
+    """Under a solved last round with take-overs the bot explains its last turns and offers from the solver."""
+    rules = rules_from_dict({"name": "tiny-lr-take", "goal": 500, "opening": 150, "last_round": True,
+                             "take_over": True})
+    said: list[str] = []
+    for seed in range(6):
+        console = NoInput()
+        winner = play_text(rules, ["bot", "bot"], console, rng=np.random.default_rng(seed),
+                           result_provider=lambda: solve(rules, "win"))
+        assert winner in (0, 1)
+        said.extend(console.lines)
+    text = "\n".join(said)
+    assert "relaxes" not in text and "rule of thumb" not in text
+    assert "take over" in text or "afresh" in text
