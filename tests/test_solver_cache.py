@@ -116,3 +116,16 @@ def test_solve_command_bad_input(cache_dir: Path) -> None:
     """An unknown preset is one line on stderr and exit status 2."""
     out = CliRunner().invoke(main, ["solve", "--rules", "nope"])
     assert out.exit_code == 2 and "unknown preset" in out.output and "Traceback" not in out.output
+
+
+def test_stale_versions_are_pruned(cache_dir: Path) -> None:
+    """Writing a table removes the files of the same ruleset left by other solver versions."""
+    rules = rules_from_dict(TINY, "tiny")
+    path = cache.cache_path(rules, "win")
+    stale = path.with_name(path.name.replace(cache.solver_version(), "0" * len(cache.solver_version())))
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"old table")
+    other = cache.cache_path(rules_from_dict({**TINY, "opening": 200}, "tiny"), "win")
+    other.write_bytes(b"another ruleset")
+    solve(rules)
+    assert path.exists() and not stale.exists() and other.exists()

@@ -92,6 +92,7 @@ def solve(rules: Rules | str | None = None, objective: Objective = "win", progre
     result = compute(rules, objective, progress)
     try:
         save(result, path)
+        cache.prune_stale(path)
     except OSError as exc:
         import warnings
         warnings.warn(f"could not write the cache file {path}: {exc}", stacklevel=2)

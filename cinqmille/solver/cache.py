@@ -53,6 +53,20 @@ def cache_path(rules: Rules, objective: str) -> Path:
     return cache_dir() / f"{safe}-{objective}-{content_key(rules)}-{solver_version()}.npz"
 
 
+def prune_stale(path: Path) -> int:
+    """Delete the cache files of the same ruleset and objective made by other solver versions."""
+    stem, _, version = path.stem.rpartition("-")
+    removed = 0
+    for old in path.parent.glob(f"{stem}-*.npz"):
+        if old != path and len(old.stem.rpartition("-")[2]) == len(version):
+            try:
+                old.unlink()
+                removed += 1
+            except OSError:
+                pass
+    return removed
+
+
 def _checksum(arrays: dict[str, np.ndarray]) -> str:
     digest = hashlib.sha256()
     for name in sorted(arrays):
