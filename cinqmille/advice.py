@@ -71,6 +71,8 @@ class Choice:
         out: dict[str, Any] = {"win": self.win, "loss": self.loss}
         if self.action is not None:
             out["action"] = self.action
+            if self.action == "predict":
+                out["points"] = self.points
             return out
         out.update(keep=list(self.keep or ()), points=self.points, then=self.then)
         if self.then in ("bank", "roll"):
@@ -168,6 +170,11 @@ def _bank_or_roll(result: "SolveResult", position: Position, exact: bool, assump
     table = result.table_for(position)
     bank, roll = decision_values(result, table, position.turn, dice)
     choices = [Choice(win=roll, loss=0.0, action="roll")]
+    if table.predict is not None and table.plain_roll is not None and dice == 2:
+        row = table._row(position.turn // UNIT)
+        choices = [Choice(win=float(table.plain_roll[row, 1]), loss=0.0, action="roll")]
+        choices += [Choice(win=float(v), loss=0.0, action="predict", points=c)
+                    for c, v in zip(table.choices, table.predict[row])]
     if bank is not None:
         choices.insert(0, Choice(win=bank, loss=0.0, action="bank"))  # first: ties go to banking
     ranked = _rank(choices, key=lambda c: -c.win)
@@ -295,7 +302,15 @@ def _sentence_bank_or_roll(advice: Advice) -> str:
         if best.win >= 1.0:
             return f"Bank {pos.turn}: that wins the game (rolling on gives {pct(other.win)})."
         here, there = pct_pair(best.win, other.win)
+        if other.action == "predict":
+            return f"Bank {pos.turn}: {here} to win; announcing {other.points} and rolling on gives {there}."
         return f"Bank {pos.turn}: {here} to win; rolling {dice_words(dice, full)} on gives {there}."
+    if best.action == "predict":
+        here, there = pct_pair(best.win, other.win)
+        alt = f"banking {pos.turn}" if other.action == "bank" else (
+            f"announcing {other.points}" if other.action == "predict" else "rolling without announcing")
+        return (f"Announce {best.points} and roll {dice_words(dice)} (doubled if right, lost if wrong): "
+                f"{here} to win; {alt} gives {there}.")
     here, there = pct_pair(best.win, other.win)
     return f"{roll_words.capitalize()}: {here} to win; banking {pos.turn} gives {there}."
 
@@ -322,6 +337,7 @@ def render_text(advice: Advice) -> list[str]:
     elif advice.roll is None:
         lines.append(head + f"{dice_words(pos.hand(rules))} in hand.")
         rows = [(f"{o.action} {pos.turn}" if o.action == "bank"
+                 else f"announce {o.points}, roll" if o.action == "predict"
                  else f"roll {dice_words(pos.hand(rules))}", o) for o in advice.options]
         width = max(len(r[0]) for r in rows)
         lines.append(f"  {'move':<{width}}  {'win':>8}  vs best")

@@ -77,6 +77,29 @@ def brute_force_win(rules: Rules, tol: float = 1e-13, max_sweeps: int = 20000) -
             return 1.0
         return 1.0 - start(b, new)
 
+    two = outcomes.get(2, [])
+    choices = sorted({max(p for p, _, _ in keeps) for _, keeps in two if keeps}) if rules.prediction else []
+
+    def predict_value(a: int, b: int, t: int, announced: int, bust: float) -> float:
+        """Announce what the two dice will score: right, keep and double; wrong, bust."""
+        total = 0.0
+        for prob, keeps in two:
+            if not keeps or max(p for p, _, _ in keeps) != announced:
+                total += prob * bust
+                continue
+            best = -1.0
+            for points, nxt, win in keeps:
+                doubled = 2 * (t + points)
+                if win:
+                    value = 1.0
+                elif rules.end == "exact" and a + doubled > goal:
+                    value = bust
+                else:
+                    value = v[(a, b, fold(a, doubled), nxt)]
+                best = max(best, value)
+            total += prob * best
+        return total
+
     def state_value(a: int, b: int, t: int, m: int) -> float:
         bust = 1.0 - start(b, a)
         roll = 0.0
@@ -94,6 +117,9 @@ def brute_force_win(rules: Rules, tol: float = 1e-13, max_sweeps: int = 20000) -
                     value = v[(a, b, fold(a, t + points), nxt)]
                 best = max(best, value)
             roll += prob * best
+        if m == 2:
+            for choice in choices:
+                roll = max(roll, predict_value(a, b, t, choice, bust))
         bank = bank_value(a, b, t, m, bust)
         return roll if bank is None else max(bank, roll)
 

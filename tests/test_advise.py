@@ -290,3 +290,15 @@ def test_bad_extra_state(lr_file: Path, args: list[str], fragment: str) -> None:
     """Malformed offers and targets get one clear line and exit status 2."""
     code, _, err = run("--rules", str(lr_file), *args)
     assert code == 2 and fragment in err and "Traceback" not in err
+
+
+def test_prediction_options_with_two_dice(tmp_path: Path, session_cache: Path) -> None:
+    """With two dice in hand under `prediction`, each announcement is an option beside bank and roll."""
+    path = tmp_path / "pred.toml"
+    path.write_text('name = "tiny-pred"\ngoal = 1000\nopening = 300\nprediction = true\n')
+    data = json.loads(run("--rules", str(path), "--me", "300", "--opp", "500", "--turn", "300",
+                          "--dice", "2", "--json")[1])
+    actions = [(o["action"], o.get("points")) for o in data["options"]]
+    assert ("bank", None) in actions and ("roll", None) in actions
+    assert {p for a, p in actions if a == "predict"} == {50, 100, 150, 200}
+    assert data["best"]["win"] == max(o["win"] for o in data["options"])

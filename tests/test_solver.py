@@ -18,14 +18,17 @@ from cinqmille.solver.two_player import bellman_residual
 from cinqmille.solver.grid import ScoreGrid
 
 TINY = {
-    "tiny": {"goal": 300, "opening": 150},
+    "tiny-prediction": {"goal": 350, "opening": 150, "prediction": True},
     "tiny-sheet-like": {"base": "sheet", "goal": 300, "opening": 100, "crosses": False, "ties": "off",
                         "take_over": False, "last_round": False},
     "tiny-exact-house": {"base": "house", "goal": 300, "opening": 100, "min_bank": 100, "end": "exact",
                          "final_stretch": {"from": 200, "cap": True}},
 }
 TINY_SLOW = {
+    "tiny": {"goal": 300, "opening": 150},
     "small-standard": {"goal": 400, "opening": 150},
+    "small-prediction": {"goal": 400, "opening": 150, "prediction": True},
+    "small-prediction-exact": {"goal": 400, "opening": 100, "end": "exact", "prediction": True},
     "small-exact": {"goal": 400, "opening": 100, "end": "exact"},
     "tiny-house": {"base": "house", "goal": 600, "opening": 200, "min_bank": 100,
                    "final_stretch": {"from": 400, "cap": True}},
@@ -249,6 +252,18 @@ def test_best_keep_is_the_best_option() -> None:
     kept = {o.keep for o in options}
     assert kept == {faces_of(k.dice) for k in legal_keeps(rules, (2, 0, 1, 0, 2, 0))}
     assert result.keep_options(position, "2346") == []
+
+
+def test_prediction_is_worth_something_and_solved() -> None:
+    """Announcing the last two dice changes the values, and the result is exact (no relaxation left)."""
+    plain = compute(rules_from_dict({"goal": 1500, "opening": 300}))
+    result = compute(rules_from_dict({"goal": 1500, "opening": 300, "prediction": True}))
+    assert result.exact and np.nanmax(np.abs(result.values - plain.values)) > 1e-4
+    assert bellman_residual(result.rules, result.values) <= 1e-9
+    table = result.turn_table(600, 900)
+    assert table.predict is not None and table.choices == (50, 100, 150, 200)
+    row = table._row(6)
+    assert table.roll[row, 1] == pytest.approx(max(table.plain_roll[row, 1], table.predict[row].max()))
 
 
 def test_relaxations_are_listed() -> None:

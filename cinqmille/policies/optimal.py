@@ -21,8 +21,7 @@ Decisions:
     bank   when banking is allowed and worth at least rolling (ties bank, as in
            the solver).
 
-The table is that of the solver for the ruleset (without `prediction`, which
-the solved policy never uses): under ``last_round`` it has a seat axis (seat 0
+The table is that of the solver for the ruleset: under ``last_round`` it has a seat axis (seat 0
 opens each round) and its bank values already weigh the opponent's last turn;
 under ``take_over`` they weigh the offer a bank hands to the opponent. Then:
 
@@ -30,7 +29,8 @@ under ``take_over`` they weigh the offer a bank hands to the opponent. Then:
   before banking) is worth more than starting afresh, both read from the table;
 - ``last_round``: on his last turn a player maximises the chance that this turn
   ends with a bank that takes the victory (a one-turn table, `LastTurn`);
-- ``prediction``: never predicts (as the solved policy);
+- ``prediction``: announces the score of the last two dice when the table says
+  it beats rolling them plainly (never in a last turn);
 - crosses, ties, struck scores, ``zero_turns``: ignored (the table is read at the
   current banked scores), the solver's stated relaxation.
 
@@ -56,7 +56,7 @@ from ..rules import Rules, content_key, load_rules
 from ..solver import cache
 from ..solver.api import solve
 from ..solver.grid import ScoreGrid
-from ..solver.kernel import UNIT, KeepGraph, TurnKernel, build_keep_graph
+from ..solver.kernel import UNIT, KeepGraph, Prediction, TurnKernel, build_keep_graph
 from ..solver.result import SolveResult
 
 TABLE_FORMAT = 2
@@ -136,6 +136,23 @@ class OptimalTable:
         best = np.maximum.reduceat(vals, g.class_start)
         return float(best @ g.class_prob[:, m - 1] + g.bust_prob[m - 1] * self.bust[pid])
 
+    @cached_property
+    def prediction(self) -> Prediction:
+        return Prediction.of(self.graph)
+
+    def predict_values(self, a: int, b: int, t: int, seat: int = 0) -> dict[int, float]:
+        """Value of announcing each score (points) before rolling the last two dice with `t` units set aside."""
+        pr = self.prediction
+        pid = self.pair(a // UNIT, b // UNIT, seat)
+        t2 = pr.targets(t)
+        vals = self.value[self.rows(np.full(len(t2), pid), t2), pr.keep_next - 1]
+        if self.exact_end:
+            vals = np.where(a // UNIT + t2 > self.rules.goal // UNIT, self.bust[pid], vals)
+        vals = np.where(pr.keep_win, 1.0, vals)
+        best = np.maximum.reduceat(vals, pr.class_start)
+        values = best @ pr.prob + (1.0 - pr.prob.sum(axis=0)) * self.bust[pid]
+        return {int(c) * UNIT: float(v) for c, v in zip(pr.choices, values)}
+
 
 def _layout(grid: ScoreGrid, caps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(index, offset) of the table layout for `grid`, given the caps per (seat, score)."""
@@ -208,13 +225,9 @@ _LOCK = threading.Lock()
 
 
 def table_rules(rules: Rules) -> Rules:
-    """The ruleset whose two-player table the policy reads: `rules` without prediction (the solved
-    policy never predicts), so that a table serves rulesets that differ only there."""
-    from dataclasses import replace
-
-    if not rules.prediction:
-        return rules
-    return replace(rules, name=f"{rules.name}-base", prediction=False)
+    """The ruleset whose two-player table the policy reads: `rules` itself (every rule the solver
+    carries is in the table)."""
+    return rules
 
 
 def optimal_table(rules: Rules | str, use_cache: bool = True) -> OptimalTable:
@@ -425,7 +438,16 @@ class OptimalPolicy:
         return self.table.roll_value(a, b, t, m, seat) > self.table.value_at(a, b, 0, self.rules.dice, seat)
 
     def predict(self, view: GameView, choices: tuple[int, ...]) -> int | None:
-        return None
+        """Announce the score of the last two dice when that beats rolling them plainly (not in a last turn)."""
+        if self._last_turn(view) is not None:
+            return None
+        a, b = self._scores(view)
+        seat, t = self._seat(view), view.turn_points // UNIT
+        values = self.table.predict_values(a, b, t, seat)
+        best = max((v for v in choices if v in values), key=lambda v: values[v], default=None)
+        if best is None or values[best] <= self.table.roll_value(a, b, t, 2, seat):
+            return None
+        return best
 
 
 def make_policy(arg: str | None, rules: Rules, rng: np.random.Generator | None = None) -> OptimalPolicy:

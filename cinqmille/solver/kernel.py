@@ -88,6 +88,71 @@ def build_keep_graph(rules: Rules) -> KeepGraph:
     )
 
 
+@dataclass(frozen=True, eq=False)
+class Prediction:
+    """The prediction of the last two dice (`prediction`): announce what two dice will score.
+
+    Before rolling two dice the player may announce `v` (one of `choices`, in
+    units): if the roll's best keep scores exactly `v`, he keeps as he likes and
+    the turn points are doubled, ``t' = 2 (t + p_k)``; otherwise the turn is a
+    bust. `prob[c, j]` is the probability of two-dice class c when it scores
+    `choices[j]`.
+    """
+
+    choices: np.ndarray  # (V,) announced points, units
+    keep_units: np.ndarray  # (K2,) keeps of the two-dice classes
+    keep_next: np.ndarray
+    keep_win: np.ndarray
+    keep_class: np.ndarray  # (K2,) local class index
+    class_start: np.ndarray  # (C2,)
+    prob: np.ndarray  # (C2, V)
+
+    @classmethod
+    def of(cls, graph: KeepGraph) -> "Prediction":
+        two = np.flatnonzero(graph.class_prob[:, 1] > 0)
+        units, nxt, win, local, starts, best = [], [], [], [], [], []
+        for j, c in enumerate(two):
+            keeps = np.flatnonzero(graph.keep_class == c)
+            starts.append(len(units))
+            units.extend(graph.keep_units[keeps])
+            nxt.extend(graph.keep_next[keeps])
+            win.extend(graph.keep_win[keeps])
+            local.extend([j] * len(keeps))
+            best.append(int(graph.keep_units[keeps].max()))
+        choices = np.array(sorted(set(best)), dtype=np.int64)
+        prob = np.zeros((len(two), len(choices)))
+        for j, c in enumerate(two):
+            prob[j, int(np.searchsorted(choices, best[j]))] = graph.class_prob[c, 1]
+        return cls(choices, np.array(units, dtype=np.int64), np.array(nxt, dtype=np.int64),
+                   np.array(win, dtype=bool), np.array(local, dtype=np.int64), np.array(starts, dtype=np.int64),
+                   prob)
+
+    def targets(self, t: np.ndarray | int) -> np.ndarray:
+        """Turn units after a right prediction and each keep, from turn units `t`: (..., K2)."""
+        return 2 * (np.asarray(t)[..., None] + self.keep_units)
+
+    def values(self, a_flat: np.ndarray, b_flat: np.ndarray, idx: np.ndarray,
+               l0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(A, B) of announcing each choice, shape (rows, V), from successor slots `idx` (K2,)."""
+        ag = a_flat[:, idx]
+        bg = b_flat[:, idx]
+        vg = ag + bg * l0[:, None]
+        best = np.maximum.reduceat(vg, self.class_start, axis=1)
+        chosen_b = np.maximum.reduceat(np.where(vg >= best[:, self.keep_class], bg, NEG), self.class_start, axis=1)
+        chosen_a = best - chosen_b * l0[:, None]
+        return chosen_a @ self.prob, chosen_b @ self.prob + (1.0 - self.prob.sum(axis=0))[None, :]
+
+
+def fold_slots(target: np.ndarray, next_dice: np.ndarray, d: int, last: int, period: int, exact: bool,
+               bust_slot: int) -> np.ndarray:
+    """Flat slots of turn units `target` with `next_dice` in hand; past the table: folded (reach) or bust (exact)."""
+    folded = np.where(target > last, last - (target - last) % period, target)
+    idx = folded * d + (next_dice - 1)
+    if exact:
+        idx = np.where(target > last, bust_slot, idx)
+    return idx
+
+
 def roll_values(graph: KeepGraph, a_flat: np.ndarray, b_flat: np.ndarray, idx: np.ndarray,
                 l0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Value of rolling n = 1..D dice, as (A, B) of shape (rows, D), from successor slots `idx`.
@@ -108,11 +173,13 @@ def roll_values(graph: KeepGraph, a_flat: np.ndarray, b_flat: np.ndarray, idx: n
 
 
 def roll_table(graph: KeepGraph, value: np.ndarray, bust, win_value: float, period: int,
-               exact: bool) -> np.ndarray:
+               exact: bool, prediction: "Prediction | None" = None) -> np.ndarray:
     """Value of rolling at every (t, m) of rows whose optimal values are `value` ((T, D) or (P, T, D)).
 
     Successors past the table fold onto its last rows by `period` (reach), or
-    are overshoots worth `bust` (a number, or one per row) under exact.
+    are overshoots worth `bust` (a number, or one per row) under exact. With a
+    `prediction`, also returns the value of each announcement before rolling two
+    dice, shape (..., T, V): ``(roll, predict)``.
     """
     single = value.ndim == 2
     values = value[None] if single else value
@@ -120,16 +187,21 @@ def roll_table(graph: KeepGraph, value: np.ndarray, bust, win_value: float, peri
     busts = np.broadcast_to(np.asarray(bust, dtype=float), (p,))
     flat = np.concatenate([values.reshape(p, -1), np.full((p, 1), win_value), busts[:, None]], axis=1)
     win_slot, bust_slot = tpad * d, tpad * d + 1
-    target = np.arange(tpad)[:, None] + graph.keep_units[None, :]
-    last = tpad - 1
-    folded = np.where(target > last, last - (target - last) % period, target)
-    idx = folded * d + (graph.keep_next - 1)[None, :]
-    if exact:
-        idx = np.where(target > last, bust_slot, idx)
+    t = np.arange(tpad)
+    target = t[:, None] + graph.keep_units[None, :]
+    idx = fold_slots(target, graph.keep_next[None, :], d, tpad - 1, period, exact, bust_slot)
     idx[:, graph.keep_win] = win_slot
     best = np.maximum.reduceat(flat[:, idx], graph.class_start, axis=2)
     out = best @ graph.class_prob + graph.bust_prob[None, None, :] * busts[:, None, None]
-    return out[0] if single else out
+    out = out[0] if single else out
+    if prediction is None:
+        return out
+    pidx = fold_slots(prediction.targets(t), prediction.keep_next[None, :], d, tpad - 1, period, exact, bust_slot)
+    pidx[:, prediction.keep_win] = win_slot
+    gathered = flat[:, pidx]  # (P, T, K2)
+    pbest = np.maximum.reduceat(gathered, prediction.class_start, axis=2)
+    pred = pbest @ prediction.prob + (1.0 - prediction.prob.sum(axis=0))[None, None, :] * busts[:, None, None]
+    return out, (pred[0] if single else pred)
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,6 +230,7 @@ class TurnKernel:
         self.period = 2 if rules.rule_of_50 else 1
         self.full_bank = rules.can_bank_after_full_hand
         g = self.graph
+        self.prediction = Prediction.of(g) if rules.prediction and rules.dice >= 2 else None
         # terminal sub-model (reach only): states (parity, m), successors by parity shift
         if not self.exact:
             nterm = self.period * self.d
@@ -167,6 +240,19 @@ class TurnKernel:
                 idx[par] = ((par + g.keep_units) % self.period) * self.d + (g.keep_next - 1)
                 idx[par, g.keep_win] = self.term_win
             self.term_idx = idx
+
+    def roll_tables(self, value: np.ndarray, bust) -> tuple[np.ndarray, np.ndarray | None]:
+        """Plain roll values of rows with optimal values `value`, and each announcement's value (or None)."""
+        out = roll_table(self.graph, value, bust, self.win_value, self.period, self.exact, self.prediction)
+        return out if self.prediction is not None else (out, None)
+
+    def rolling(self, value: np.ndarray, bust) -> np.ndarray:
+        """Value of rolling at every state, the best announcement included before rolling two dice."""
+        roll, pred = self.roll_tables(value, bust)
+        if pred is not None:
+            roll = roll.copy()
+            roll[..., 1] = np.maximum(roll[..., 1], pred.max(axis=-1))
+        return roll
 
     def flat_size(self, tpad: int) -> int:
         """Length of one pair's flat state vector for `tpad` turn-point layers."""
@@ -280,6 +366,17 @@ class TurnKernel:
             av, bv = a_flat[:k], b_flat[:k]
             lk = l0[:k]
             ra, rb, _ = roll_values(g, av, bv, idx, lk)
+            if self.prediction is not None:
+                pr = self.prediction
+                pidx = fold_slots(pr.targets(t), pr.keep_next, d, tpad - 1, self.period, self.exact, bust_slot)
+                pidx[pr.keep_win] = win_slot
+                pa, pb = pr.values(av, bv, pidx, lk)
+                pv = pa + pb * lk[:, None]
+                j = np.argmax(pv, axis=1)
+                rows_k = np.arange(k)
+                better = pv[rows_k, j] > ra[:, 1] + rb[:, 1] * lk
+                ra[:, 1] = np.where(better, pa[rows_k, j], ra[:, 1])
+                rb[:, 1] = np.where(better, pb[rows_k, j], rb[:, 1])
             ba = bank.a[:k, t]
             bb = bank.b[:k, t]
             take_bank = (ba + bb * lk[:, None]) >= (ra + rb * lk[:, None])

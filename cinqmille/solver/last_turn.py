@@ -19,7 +19,7 @@ import numpy as np
 
 from ..rules import Rules
 from .grid import ScoreGrid
-from .kernel import NEG, BankTable, TurnKernel, roll_table
+from .kernel import NEG, BankTable, TurnKernel
 
 #: Turn points (units of 50) covered by the tables; far enough that the chance has settled
 #: (to an instant win's, if five 1s win) well before.
@@ -55,7 +55,7 @@ class LastTurn:
                                            np.zeros(1), keep_table=True)
             value = ta[0] + tb[0] * 0.0
             self.value.append(value)
-            self.roll.append(roll_table(self.kernel.graph, value, 0.0, 1.0, self.period, self.exact))
+            self.roll.append(self.kernel.rolling(value, 0.0))
 
     def lowest_bank(self, b: np.ndarray) -> np.ndarray:
         """Smallest turn (units) a player with score `b` may bank."""

@@ -18,7 +18,7 @@ from ..dice import counts_of, dice_tables, faces_of
 from ..position import Position, PositionError
 from ..rules import Rules
 from .grid import ScoreGrid
-from .kernel import UNIT, TurnKernel, roll_table
+from .kernel import UNIT, TurnKernel
 from .turns import GameModel
 
 Objective = Literal["win", "expected", "race"]
@@ -47,11 +47,14 @@ class TurnTable:
     opp: int
     value: np.ndarray  # (Tpad, D) optimal value
     bank: np.ndarray  # (Tpad, D) value of banking (-inf where not allowed)
-    roll: np.ndarray  # (Tpad, D) value of rolling the dice in hand
+    roll: np.ndarray  # (Tpad, D) value of rolling the dice in hand (with the best announcement, if any)
     bust: float  # value of a bust
     period: int  # layers past the cap repeat with this period
     cap: int  # units; from here on states are terminal (reach) or overshoots (exact)
     exact_end: bool
+    plain_roll: np.ndarray | None = None  # prediction: (Tpad, D) value of rolling without announcing
+    predict: np.ndarray | None = None  # prediction: (Tpad, V) value of announcing each of `choices`
+    choices: tuple[int, ...] = ()  # prediction: the announcements, in points
 
     def at(self, turn_units: int, m: int) -> float:
         """Optimal value with `turn_units` set aside and m dice in hand."""
@@ -163,9 +166,12 @@ class SolveResult:
         _, _, ta, tb = kernel.run(aa, caps, bank, l0, keep_table=True, term_bank=model.terminal_bank(ss, aa, bb))
         value = ta[0] + tb[0] * bust
         bank_v = bank.a[0] + bank.b[0] * bust
-        roll_v = self._roll_values(value, bust)
+        plain, predict = kernel.roll_tables(value, bust)
+        roll_v = kernel.rolling(value, bust)
+        choices = () if kernel.prediction is None else tuple(int(c) * UNIT for c in kernel.prediction.choices)
         table = TurnTable(a * UNIT, b * UNIT, value, bank_v, roll_v, bust, kernel.period,
-                          int(caps[0]), self.rules.end == "exact")
+                          int(caps[0]), self.rules.end == "exact",
+                          plain if predict is not None else None, predict, choices)
         if len(cache) > 256:
             cache.clear()
         cache[(seat, a, b)] = table
@@ -228,11 +234,6 @@ class SolveResult:
             take = float(table.roll[table._row(points // UNIT), dice - 1])
         options = [Option(win=take, action="take_over"), Option(win=fresh, action="start")]
         return sorted(options, key=lambda o: (-o.win, o.action != "start"))
-
-    def _roll_values(self, value: np.ndarray, bust: float) -> np.ndarray:
-        """Value of rolling at every (t, m) of a pair whose optimal values are `value`."""
-        k = self.kernel
-        return roll_table(k.graph, value, bust, k.win_value, k.period, self.rules.end == "exact")
 
     def bank_or_roll(self, position: Position) -> list[Option]:
         """Options of a bank-or-roll decision, best first (bank only when allowed)."""

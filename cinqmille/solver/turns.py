@@ -16,7 +16,7 @@ import numpy as np
 
 from ..rules import Rules
 from .grid import ScoreGrid
-from .kernel import NEG, BankTable, TurnKernel, roll_table
+from .kernel import NEG, BankTable, TurnKernel
 from .last_turn import LastTurn
 
 
@@ -107,7 +107,7 @@ class GameModel:
         _, _, ta, tb = k.run(a, caps, bank, bust, keep_table=True, term_bank=term)
         goal = self.grid.goal
         full = ta + tb * bust[:, None, None]
-        roll = roll_table(k.graph, full, bust, k.win_value, k.period, self.rules.end == "exact")
+        roll = k.rolling(full, bust)
         last = roll.shape[1] - 1
         t = np.arange(goal)
         rows = np.where(t > last, last - (t - last) % k.period, t)

@@ -74,11 +74,17 @@ roll on past the goal: its states are real until ``Q`` stops changing (within
 1e-15; under ``five_ones = "win"`` it settles at the chance of five 1s), and
 are terminal past that, with bank values ``1 - Q`` in place of 1.
 
+``prediction``: before rolling two dice the player may announce ``v``; the
+roll is then worth ``sum_{r: score(r) = v} P(r) max_k V(a, b, 2 (t + p_k), m_k)
++ (1 - P(v)) L`` and ``Roll(a, b, t, 2)`` takes the best of rolling plainly
+and every announcement (``Prediction``). Doubling only raises ``t``, so a turn
+is still one backward pass.
+
 Rules that need a score history (crosses, struck-out scores, knock-back and
-deadly ties, ``zero_turns`` to ``previous``), ``zero_turns`` counters (scores
-that fall break the order of the levels) and ``prediction`` are not in this
-state: the solver then solves the relaxation without them and says so
-(``exact = False`` and the list of assumptions).
+deadly ties, ``zero_turns`` to ``previous``) and ``zero_turns`` counters
+(scores that fall break the order of the levels) are not in this state: the
+solver then solves the relaxation without them and says so (``exact = False``
+and the list of assumptions).
 """
 
 from __future__ import annotations
@@ -114,8 +120,8 @@ def relaxations(rules: Rules) -> tuple[str, ...]:
         out.append(f"{name}: needs a score history; solved as if the rule were off")
     if rules.zero_turns is not None and rules.zero_turns.to != "previous":
         out.append("zero_turns: scoreless-turn counters are not in the state; solved as if the rule were off")
-    if rules.prediction:
-        out.append("prediction: the solved policy never predicts")
+    if rules.prediction and rules.rule_of_50:
+        out.append("prediction with the rule of 50: announcements past the goal are not considered")
     return tuple(out)
 
 
