@@ -129,3 +129,16 @@ def test_stale_versions_are_pruned(cache_dir: Path) -> None:
     other.write_bytes(b"another ruleset")
     solve(rules)
     assert path.exists() and not stale.exists() and other.exists()
+
+
+def test_cli_reports_a_damaged_cache_in_one_line(cache_dir: Path, tmp_path: Path) -> None:
+    """The command line says in one plain line that a damaged table is recomputed, then answers."""
+    rules_file = tmp_path / "tiny.toml"
+    rules_file.write_text('goal = 500\nopening = 150\n')
+    runner = CliRunner()
+    assert runner.invoke(main, ["solve", "--rules", str(rules_file)]).exit_code == 0
+    next(cache_dir.glob("*.npz")).write_bytes(b"PK\x03\x04 damaged")
+    out = runner.invoke(main, ["solve", "--rules", str(rules_file), "--json"])
+    assert out.exit_code == 0
+    assert "Warning:" in out.stderr and "recomputing" in out.stderr and "Traceback" not in out.stderr
+    assert json.loads(out.stdout)["first_player_win"] > 0.5

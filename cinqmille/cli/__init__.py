@@ -46,3 +46,4 @@ class LazyGroup(click.Group):
 @click.version_option(__version__, prog_name="cinqmille")
 def main() -> None:
     """Optimal play for the dice game 5000: rules, odds, solving and advice."""
+

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
+import warnings
 from typing import Any, Callable
 
 import click
@@ -43,16 +44,22 @@ def fail(message: str) -> None:
 
 
 def friendly_errors(func: Callable) -> Callable:
-    """Turn a `CinqmilleError` (bad input) into one line on stderr and exit status 2."""
+    """Turn a `CinqmilleError` (bad input) into one line on stderr and exit status 2; warnings into one line."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except CinqmilleError as exc:
-            fail(str(exc))
-        except KeyboardInterrupt:
-            click.echo("Interrupted.", err=True)
-            sys.exit(130)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                return func(*args, **kwargs)
+            except CinqmilleError as exc:
+                fail(str(exc))
+            except KeyboardInterrupt:
+                click.echo("Interrupted.", err=True)
+                sys.exit(130)
+            finally:
+                for item in caught:  # e.g. a damaged cache file that was recomputed: one plain line
+                    if issubclass(item.category, UserWarning):
+                        click.echo(f"Warning: {item.message}", err=True)
 
     return wrapper
