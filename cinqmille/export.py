@@ -1,7 +1,8 @@
 """The whole optimal policy of a ruleset as rows, and the CSV / npz / parquet writers.
 
 One row per bank-or-roll decision state that can occur: banked scores `me`,
-`opp`, turn points `turn` (0 up to the pair's cap: the goal under `reach`, where
+`opp`, the mover's `seat` (under `last_round`, 0 for the player who opens each
+round and 1 for the other; always 0 otherwise), turn points `turn` (0 up to the pair's cap: the goal under `reach`, where
 a bank wins; exactly the goal under `exact`), dice in hand `dice`. A state
 (turn, dice) is listed when some sequence of keeps from the turn start reaches
 it (`reachable`); the turn start itself (turn 0, all dice) is listed, with the
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from .solver import SolveResult
 
 UNIT = 50
-COLUMNS: tuple[str, ...] = ("me", "opp", "turn", "dice", "action", "win", "bank", "roll")
+COLUMNS: tuple[str, ...] = ("me", "opp", "seat", "turn", "dice", "action", "win", "bank", "roll")
 FORMATS: tuple[str, ...] = ("csv", "npz", "parquet")
 Columns = dict[str, np.ndarray]
 
@@ -58,9 +59,9 @@ def reachable(rules: Rules, tmax: int) -> np.ndarray:
     return reach
 
 
-def pair_rows(result: "SolveResult", me: int, opp: int, reach: np.ndarray) -> Columns:
-    """The rows of one score pair (real points), turn points ascending, then dice."""
-    table = result.turn_table(me, opp)
+def pair_rows(result: "SolveResult", me: int, opp: int, reach: np.ndarray, seat: int = 0) -> Columns:
+    """The rows of one score pair (real points) and seat, turn points ascending, then dice."""
+    table = result.turn_table(me, opp, seat)
     cap = min(table.cap, reach.shape[0] - 1)
     ts, ms = np.nonzero(reach[: cap + 1])
     bank = table.bank[ts, ms]
@@ -70,7 +71,7 @@ def pair_rows(result: "SolveResult", me: int, opp: int, reach: np.ndarray) -> Co
     n = len(ts)
     return {
         "me": np.full(n, me, dtype=np.int32), "opp": np.full(n, opp, dtype=np.int32),
-        "turn": (ts * UNIT).astype(np.int32), "dice": (ms + 1).astype(np.int8),
+        "seat": np.full(n, seat, dtype=np.int8), "turn": (ts * UNIT).astype(np.int32), "dice": (ms + 1).astype(np.int8),
         "action": np.where(take_bank, "bank", "roll"),
         "win": np.where(take_bank, bank, roll), "bank": np.where(allowed, bank, np.nan), "roll": roll.astype(float),
     }
@@ -107,14 +108,16 @@ def policy_rows(result: "SolveResult", mes: list[int], opps: list[int],
     rules = result.rules
     reach = reachable(rules, rules.goal // UNIT)
     chunks = []
-    total = len(mes) * len(opps)
+    seats = range(result.seats)
+    total = len(mes) * len(opps) * len(seats)
     done = 0
-    for me in mes:
-        for opp in opps:
-            chunks.append(pair_rows(result, me, opp, reach))
-            done += 1
-            if progress is not None and (done % 64 == 0 or done == total):
-                progress(done / total)
+    for seat in seats:
+        for me in mes:
+            for opp in opps:
+                chunks.append(pair_rows(result, me, opp, reach, seat))
+                done += 1
+                if progress is not None and (done % 64 == 0 or done == total):
+                    progress(done / total)
     return {c: np.concatenate([ch[c] for ch in chunks]) for c in COLUMNS}
 
 
@@ -178,7 +181,8 @@ def _write_csv(path: Path, cols: Columns, meta: dict) -> None:
         for start in range(0, n, step):
             sl = slice(start, start + step)
             bank = [("" if b != b else f"{b:.12g}") for b in cols["bank"][sl].tolist()]
-            rows = zip(cols["me"][sl].tolist(), cols["opp"][sl].tolist(), cols["turn"][sl].tolist(),
+            rows = zip(cols["me"][sl].tolist(), cols["opp"][sl].tolist(), cols["seat"][sl].tolist(),
+                       cols["turn"][sl].tolist(),
                        cols["dice"][sl].tolist(), cols["action"][sl].tolist(),
                        (f"{w:.12g}" for w in cols["win"][sl].tolist()), bank,
                        (f"{r:.12g}" for r in cols["roll"][sl].tolist()))
@@ -224,7 +228,7 @@ def read_policy(path: Path) -> Columns:
     data = dict(zip(header, columns))
     return {
         "me": np.array(data["me"], dtype=np.int32), "opp": np.array(data["opp"], dtype=np.int32),
-        "turn": np.array(data["turn"], dtype=np.int32), "dice": np.array(data["dice"], dtype=np.int8),
+        "seat": np.array(data["seat"], dtype=np.int8), "turn": np.array(data["turn"], dtype=np.int32), "dice": np.array(data["dice"], dtype=np.int8),
         "action": np.array(data["action"]), "win": np.array(data["win"], dtype=float),
         "bank": np.array([float(b) if b else np.nan for b in data["bank"]]),
         "roll": np.array(data["roll"], dtype=float),

@@ -140,3 +140,20 @@ def test_format_from_suffix_or_error(tiny_rules_file: Path, tmp_path: Path) -> N
                        "--format", "csv")
     assert code == 0 and (tmp_path / "x.txt").read_text().startswith(",".join(ex.COLUMNS))
     assert re.search(r"Wrote [\d,]+ rows", out)
+
+
+def test_last_round_export_lists_both_seats(tmp_path: Path, session_cache: Path) -> None:
+    """Under a last round each state is listed for both seats, and each row agrees with advise --seat."""
+    from cinqmille.rules import rules_from_dict
+    from cinqmille.solver import solve
+
+    rules = rules_from_dict({"name": "tiny-lr", "goal": 600, "opening": 150, "last_round": True})
+    result = solve(rules)
+    cols = ex.policy_rows(result, [450], [500])
+    assert set(cols["seat"].tolist()) == {0, 1}
+    for seat in (0, 1):
+        rows = np.flatnonzero((cols["seat"] == seat) & (cols["turn"] == 150) & (cols["dice"] == 2))
+        assert len(rows) == 1
+        answer = advise(result, Position(450, 500, 150, 2, seat=seat))
+        assert cols["win"][rows[0]] == pytest.approx(answer.win)
+        assert cols["action"][rows[0]] == answer.best.action
