@@ -60,18 +60,9 @@ class OptimalVec:
         self.c_col = mod.next[mod.cand] - 1
         self.c_fixed = np.where(mod.win[mod.cand], 2.0, np.where(mod.cand_ok, np.nan, -1.0))
         self.c_free = np.isnan(self.c_fixed)
-        self.cap_of_pid = tab.caps[np.arange(self.s * self.s) // self.s]
 
     def _rows(self, pid: np.ndarray, t: np.ndarray) -> np.ndarray:
-        tab = self.table
-        cap = self.cap_of_pid[pid]
-        if tab.exact_end:
-            folded = np.minimum(t, cap + 1)
-        elif tab.period == 1:
-            folded = np.minimum(t, cap)
-        else:
-            folded = np.where(t < cap, t, cap + (t - cap) % tab.period)
-        return tab.offset[pid] + folded
+        return self.table.rows(pid, t)
 
     def keep(self, pid: np.ndarray, a: np.ndarray, t: np.ndarray, c: np.ndarray) -> np.ndarray:
         t2 = t[:, None] + self.c_units[c]
