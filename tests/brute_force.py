@@ -29,6 +29,17 @@ def roll_outcomes(rules: Rules, n: int) -> list[tuple[float, list[tuple[int, int
     return out
 
 
+def roll_expectation(rows, bust: float, after) -> float:
+    """Expected value of a roll: a bust is worth `bust`; else the best keep, `after(points, dice)` or 1 for a win."""
+    total = 0.0
+    for prob, keeps in rows:
+        if not keeps:
+            total += prob * bust
+            continue
+        total += prob * max(1.0 if win else after(points, nxt) for points, nxt, win in keeps)
+    return total
+
+
 def brute_force_win(rules: Rules, tol: float = 1e-13, max_sweeps: int = 20000) -> dict[tuple[int, int], float]:
     """W[(a, b)] in points for every pair of possible scores, by Gauss-Seidel value iteration.
 
@@ -102,21 +113,13 @@ def brute_force_win(rules: Rules, tol: float = 1e-13, max_sweeps: int = 20000) -
 
     def state_value(a: int, b: int, t: int, m: int) -> float:
         bust = 1.0 - start(b, a)
-        roll = 0.0
-        for prob, keeps in outcomes[m]:
-            if not keeps:
-                roll += prob * bust
-                continue
-            best = -1.0
-            for points, nxt, win in keeps:
-                if win:
-                    value = 1.0
-                elif rules.end == "exact" and a + t + points > goal:
-                    value = bust
-                else:
-                    value = v[(a, b, fold(a, t + points), nxt)]
-                best = max(best, value)
-            roll += prob * best
+
+        def after(points: int, nxt: int) -> float:
+            if rules.end == "exact" and a + t + points > goal:
+                return bust
+            return v[(a, b, fold(a, t + points), nxt)]
+
+        roll = roll_expectation(outcomes[m], bust, after)
         if m == 2:
             for choice in choices:
                 roll = max(roll, predict_value(a, b, t, choice, bust))
@@ -207,22 +210,13 @@ def brute_force_game(rules: Rules, far: int = 10000, tol: float = 1e-13,
 
     def roll_value(s: int, a: int, b: int, t: int, m: int) -> float:
         bust = 1.0 - v[(other(s), b, a, 0, d)]
-        total = 0.0
-        for prob, keeps in outcomes[m]:
-            if not keeps:
-                total += prob * bust
-                continue
-            best = -1.0
-            for points, nxt, win in keeps:
-                if win:
-                    value = 1.0
-                elif rules.end == "exact" and a + t + points > goal:
-                    value = bust
-                else:
-                    value = v[(s, a, b, min(t + points, top(s, a)), nxt)]
-                best = max(best, value)
-            total += prob * best
-        return total
+
+        def after(points: int, nxt: int) -> float:
+            if rules.end == "exact" and a + t + points > goal:
+                return bust
+            return v[(s, a, b, min(t + points, top(s, a)), nxt)]
+
+        return roll_expectation(outcomes[m], bust, after)
 
     def start(s: int, a: int, b: int, offer: tuple[int, int] | None) -> float:
         fresh = v[(s, a, b, 0, d)]
