@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
+import sys
+from typing import Any
 
 import click
 
@@ -30,7 +33,28 @@ def _available() -> list[tuple[str, str]]:
 
 
 class LazyGroup(click.Group):
-    """A group whose commands are imported only when used (fast start-up)."""
+    """A group whose commands are imported only when used (fast start-up), and whose usage errors are one line."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        """Run the command line; a usage error is one line on stderr (`Error: ...`) and exit status 2."""
+        if kwargs.get("standalone_mode", True) is False:
+            return super().main(*args, **kwargs)
+        kwargs["standalone_mode"] = False
+        try:
+            code = super().main(*args, **kwargs)
+        except click.ClickException as exc:
+            hint = ""
+            if isinstance(exc, click.UsageError) and exc.ctx is not None:
+                hint = f" (see '{exc.ctx.command_path} --help')"
+            click.echo(f"Error: {exc.format_message()}{hint}", err=True)
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("Aborted.", err=True)
+            sys.exit(1)
+        except BrokenPipeError:  # the reader went away (`| head`): nothing more to say
+            sys.stdout = open(os.devnull, "w")
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [name for _, name in _available()]

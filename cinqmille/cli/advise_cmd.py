@@ -4,18 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..errors import CinqmilleError
+from ..parsing import faces, maybe_whole, quoted
 from .common import emit_json, friendly_errors, json_option, resolve_rules, rules_option
-
-
-def parse_points(text: str | None, label: str, default: int | None = 0) -> int | None:
-    """An integer number of points or dice from an option's text (one-line error otherwise)."""
-    if text is None:
-        return default
-    try:
-        return int(text.strip().replace("_", ""))
-    except ValueError:
-        raise CinqmilleError(f"{label}: expected a whole number, got {text!r}") from None
 
 
 def load_win_table(rules):  # type: ignore[no-untyped-def]
@@ -57,18 +47,19 @@ def command(rules_spec: str, me: str | None, opp: str | None, turn: str | None, 
     if offer is not None:
         points, sep, hand = offer.partition("/")
         if not sep:
-            raise PositionError(f"--offer: expected POINTS/DICE such as 350/2, got {offer!r}")
-        offered = (parse_points(points, "--offer points") or 0, parse_points(hand, "--offer dice") or 0)
-    pos = Position(parse_points(me, "--me") or 0, parse_points(opp, "--opp") or 0,
-                   parse_points(turn, "--turn") or 0, parse_points(dice, "--dice", None),
-                   seat=0 if seat == "first" else 1, offer=offered, target=parse_points(target, "--target", None))
-    if offered is not None and (roll is not None or pos.dice is not None):
+            raise PositionError(f"--offer: expected POINTS/DICE such as 350/2, got {quoted(offer)}")
+        offered = (maybe_whole(points, "--offer points") or 0, maybe_whole(hand, "--offer dice") or 0)
+    pos = Position(maybe_whole(me, "--me") or 0, maybe_whole(opp, "--opp") or 0,
+                   maybe_whole(turn, "--turn") or 0, maybe_whole(dice, "--dice", None),
+                   seat=0 if seat == "first" else 1, offer=offered, target=maybe_whole(target, "--target", None))
+    rolled = None if roll is None else faces(roll, rules.dice, "--roll")
+    if offered is not None and (rolled is not None or pos.dice is not None):
         raise PositionError("--offer is a choice at the start of a turn: give no --roll or --dice with it")
-    if roll is None and pos.dice is None and pos.turn > 0:
+    if rolled is None and pos.dice is None and pos.turn > 0:
         raise PositionError("give --dice N (dice in hand: bank or roll?) or --roll FACES (which dice to keep?)")
     pos.validate(rules)
     result = load_win_table(rules)
-    advice = advise(result, pos, roll)
+    advice = advise(result, pos, rolled)
     if as_json:
         emit_json(advice.as_dict())
         return

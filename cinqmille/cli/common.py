@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
+import math
+import os
 import sys
 import warnings
 from typing import Any, Callable
@@ -32,9 +35,26 @@ def resolve_rules(spec: str) -> Rules:
     return load_rules(spec)
 
 
+def finite(data: Any) -> Any:
+    """`data` with every NaN or infinite float replaced by None (JSON has no such numbers)."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: finite(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [finite(v) for v in data]
+    return data
+
+
 def emit_json(data: Any) -> None:
-    """Print `data` as indented JSON on stdout."""
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    """Print `data` as indented, valid JSON on stdout (a number that is not finite is null)."""
+    click.echo(json.dumps(finite(data), indent=2, ensure_ascii=False, allow_nan=False))
+
+
+def one_line(message: str) -> str:
+    """The first line of `message`, cut to 1,000 characters."""
+    line = message.strip().splitlines()[0] if message.strip() else "failed"
+    return line if len(line) <= 1000 else line[:997] + "..."
 
 
 def fail(message: str) -> None:
@@ -53,10 +73,17 @@ def friendly_errors(func: Callable) -> Callable:
             try:
                 return func(*args, **kwargs)
             except CinqmilleError as exc:
-                fail(str(exc))
+                fail(one_line(str(exc)))
             except KeyboardInterrupt:
                 click.echo("Interrupted.", err=True)
                 sys.exit(130)
+            except MemoryError:
+                fail("out of memory (see the limits in docs/rules.md: --max-memory, CINQMILLE_MAX_MEMORY)")
+            except OSError as exc:  # a disk or a file that failed under us: say which, in one line
+                if exc.errno == errno.EPIPE or os.environ.get("CINQMILLE_DEBUG"):
+                    raise  # a closed pipe (`| head`): the group ends quietly
+                fail(one_line(f"{exc.filename + ': ' if isinstance(exc.filename, str) else ''}"
+                              f"{exc.strerror or exc.__class__.__name__}"))
             finally:
                 for item in caught:  # e.g. a damaged cache file that was recomputed: one plain line
                     if issubclass(item.category, UserWarning):

@@ -7,23 +7,24 @@ from pathlib import Path
 import click
 
 from ..errors import CinqmilleError
+from ..parsing import SEED, WholeNumber, whole
 from ..rules import PRESET_NAMES
 from .common import emit_json, friendly_errors, json_option, resolve_rules
 from .progress import progress_bar
 from ..research.compare import DEFAULT_THRESHOLDS
-from .simulate_cmd import backend_options
+from .simulate_cmd import MAX_GAMES, backend_options
 
 
 @click.command("compare")
 @click.option("--rules", "rules_text", default=",".join(PRESET_NAMES), show_default=True, metavar="R1,R2,...",
               help="Rulesets to compare (preset names or TOML files), comma-separated.")
-@click.option("--games", type=click.IntRange(min=2), default=40_000, show_default=True,
+@click.option("--games", type=WholeNumber(2, MAX_GAMES), default=40_000, show_default=True,
               help="Games per matchup with the vectorised simulator.")
-@click.option("--referee-games", type=click.IntRange(min=2), default=2_000, show_default=True,
+@click.option("--referee-games", type=WholeNumber(2, MAX_GAMES), default=2_000, show_default=True,
               help="Games per matchup through the referee (rulesets that are not solved exactly).")
 @click.option("--thresholds", default=",".join(map(str, DEFAULT_THRESHOLDS)), show_default=True, metavar="T1,T2,...",
               help="The threshold:T grid searched for the best threshold player.")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed: the same seed gives the same result.")
 @backend_options
 @click.option("--plots", "plots_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write PNG figures of the first ruleset solved exactly into this directory (needs matplotlib).")
@@ -40,11 +41,12 @@ def command(rules_text: str, games: int, referee_games: int, thresholds: str, se
     if not specs:
         raise CinqmilleError("--rules needs at least one ruleset")
     rules_list = [resolve_rules(s) for s in specs]
-    try:
-        grid = tuple(int(t) for t in thresholds.split(",") if t.strip())
-    except ValueError:
-        raise CinqmilleError(f"--thresholds: expected numbers like 250,300,350; got {thresholds!r}") from None
-    if any(t < 0 or t % 50 for t in grid):
+    grid = tuple(whole(t, "--thresholds", high=1_000_000) for t in thresholds.split(",") if t.strip())
+    if not grid:
+        raise CinqmilleError("--thresholds: give at least one threshold, e.g. 250,300,350")
+    if len(grid) > 100:
+        raise CinqmilleError(f"--thresholds: at most 100 thresholds, got {len(grid)}")
+    if any(t % 50 for t in grid):
         raise CinqmilleError("--thresholds: every threshold must be a non-negative multiple of 50")
     if plots_dir is not None:
         from ..research.plots import _pyplot

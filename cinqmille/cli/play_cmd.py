@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from ..parsing import SEED
 from .common import friendly_errors, resolve_rules, rules_option
 
 
@@ -30,7 +31,7 @@ class TerminalConsole:
 @rules_option
 @click.option("--players", default="human,bot", show_default=True, metavar="KINDS",
               help="Seats in playing order, each human or bot: human,bot / bot,human / human,human / ...")
-@click.option("--seed", type=int, default=None, help="Seed of the dice (the same seed and answers replay a game).")
+@click.option("--seed", type=SEED, default=None, help="Seed of the dice (the same seed and answers replay a game).")
 @friendly_errors
 def command(rules_spec: str, players: str, seed: int | None) -> None:
     """Play 5000 in the terminal: ? asks for advice at any decision, Enter takes the advised move, q quits."""

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import click
 
+from ..parsing import SEED, WholeNumber
 from ..simulation import SimConfig, SimResult, simulate
 from .common import emit_json, friendly_errors, json_option, resolve_rules, rules_option
 from .progress import progress_bar
+
+
+#: Largest number of games one command plays, and of worker processes.
+MAX_GAMES = 1_000_000_000
+MAX_JOBS = 256
 
 
 def parse_players(text: str) -> tuple[str, ...]:
@@ -20,7 +26,7 @@ def backend_options(func):  # noqa: ANN001, ANN201 - a Click decorator
                         help="Address of a running Dask scheduler (with --backend dask), e.g. tcp://10.0.0.5:8786.")(func)
     func = click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
                         help="Where batches run: local worker processes (loky) or an existing Dask cluster.")(func)
-    func = click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+    func = click.option("--jobs", type=WholeNumber(1, MAX_JOBS), default=1, show_default=True,
                         help="Worker processes (the result does not depend on it).")(func)
     return func
 
@@ -46,12 +52,13 @@ def format_result(res: SimResult) -> list[str]:
 @rules_option
 @click.option("--players", "players_text", required=True, metavar="P1,P2[,...]",
               help="Policies by seat (seat 0 starts): optimal, expected, threshold:T, threshold:T/K, cautious, random.")
-@click.option("--games", type=click.IntRange(min=1), default=10_000, show_default=True, help="Number of games.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed: the same seed gives the same result.")
+@click.option("--games", type=WholeNumber(1, MAX_GAMES), default=10_000, show_default=True,
+              help=f"Number of games (at most {MAX_GAMES:,}).")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed: the same seed gives the same result.")
 @backend_options
 @click.option("--engine", type=click.Choice(["auto", "vectorised", "referee"]), default="auto", show_default=True,
               help="auto: the vectorised simulator when it applies (two players, a ruleset solved exactly), else the referee.")
-@click.option("--batch-size", type=click.IntRange(min=1), default=None,
+@click.option("--batch-size", type=WholeNumber(1, MAX_GAMES), default=None,
               help="Games per seeded batch (default 25000 vectorised, 200 referee); part of what the seed fixes.")
 @json_option
 @friendly_errors

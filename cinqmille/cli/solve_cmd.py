@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import click
 
+from ..parsing import WholeNumber
 from ..solver import OBJECTIVES, SolveResult, solve
+from ..solver.budget import MAX_BYTES, MAX_STATES, Limits
 from .common import emit_json, friendly_errors, json_option, resolve_rules, rules_option
 from .progress import progress_bar
 
@@ -37,13 +39,19 @@ def headline(result: SolveResult) -> dict:
 @click.option("--objective", type=click.Choice(OBJECTIVES), default="win", show_default=True,
               help="win: chance to win a two-player game; expected: points of one turn; race: turns to the goal alone.")
 @click.option("--no-cache", is_flag=True, help="Solve again even if a cached table exists (and do not write one).")
+@click.option("--max-states", type=WholeNumber(1), default=None, metavar="N",
+              help=f"Refuse to solve beyond N turn states (default {MAX_STATES:,} or $CINQMILLE_MAX_STATES).")
+@click.option("--max-memory", type=WholeNumber(1, 1 << 20), default=None, metavar="GIB",
+              help=f"Refuse to solve beyond GIB GiB of memory (default {MAX_BYTES >> 30} or $CINQMILLE_MAX_MEMORY).")
 @json_option
 @friendly_errors
-def command(rules_spec: str, objective: str, no_cache: bool, as_json: bool) -> None:
+def command(rules_spec: str, objective: str, no_cache: bool, max_states: int | None, max_memory: int | None,
+            as_json: bool) -> None:
     """Solve a ruleset (or load it from the cache) and print its headline figures."""
     rules = resolve_rules(rules_spec)
+    limits = Limits.from_env(max_states, max_memory)
     with progress_bar(f"Solving {rules.name} ({objective})") as update:
-        result = solve(rules, objective, progress=update, use_cache=not no_cache)  # type: ignore[arg-type]
+        result = solve(rules, objective, progress=update, use_cache=not no_cache, limits=limits)  # type: ignore[arg-type]
     data = headline(result)
     if as_json:
         emit_json(data)

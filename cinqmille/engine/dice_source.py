@@ -40,7 +40,7 @@ class RandomDice:
 def parse_roll(spec: RollSpec) -> tuple[int, ...]:
     """Faces of a roll written as "6-6-4-3-2", "66432", "6 6 4 3 2" or a sequence of ints."""
     if isinstance(spec, str):
-        faces = tuple(int(ch) for ch in spec if ch.isdigit())
+        faces = tuple(int(ch) for ch in spec if ch in "0123456789")
     else:
         faces = tuple(int(f) for f in spec)
     if not faces or any(f < 1 or f > 6 for f in faces):

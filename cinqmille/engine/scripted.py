@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Union
 
 from ..dice.scoring import Counts, Keep, counts_of, faces_of
+from .dice_source import parse_roll
 from .errors import ScriptError
 from .state import GameView, TakeOverOffer
 
@@ -20,7 +21,7 @@ KeepSpec = Union[str, Sequence[int]]
 
 def _keep_counts(spec: KeepSpec) -> Counts:
     if isinstance(spec, str):
-        return counts_of(ch for ch in spec if ch.isdigit())
+        return counts_of(parse_roll(spec))
     values = tuple(int(v) for v in spec)
     if len(values) != 6:
         raise ScriptError(f"a scripted keep is faces as a string or a count vector of 6, got {spec!r}")

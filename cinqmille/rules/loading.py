@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 import tomllib
 from dataclasses import replace
 from importlib import resources
@@ -20,6 +22,13 @@ from .model import FinalStretch, Rules, ZeroTurns
 
 PRESET_NAMES: tuple[str, ...] = ("standard", "wikipedia", "house", "sheet", "six-dice", "ten-thousand")
 DEFAULT_RULES = "standard"
+
+#: Bounds on what a rules file may say, checked when it is read (docs/rules.md, "Limits").
+MAX_POINTS = 1_000_000  # any number of points, the goal included
+MAX_FILE_BYTES = 64 * 1024  # a rules file
+MAX_BASE_DEPTH = 16  # files chained by `base`
+MAX_TEXT = 200  # characters of `name`; `description` may have five times as many
+MAX_ZERO_TURNS = 100  # zero_turns.count
 
 _FLAT_KEYS = {
     "dice", "goal", "end", "opening", "min_bank", "multiples", "straights", "full_house",
@@ -61,22 +70,37 @@ class _Checker:
 
     def points(self, key: str, value: Any, *, positive: bool = False) -> int:
         if not _is_int(value):
-            raise self.fail(key, f"expected a whole number of points, got {value!r}")
+            raise self.fail(key, f"expected a whole number of points, got {_short(value)}")
         if value < 0 or (positive and value == 0):
-            raise self.fail(key, f"expected {'a positive' if positive else 'a non-negative'} number of points, got {value}")
+            raise self.fail(key, f"expected {'a positive' if positive else 'a non-negative'} number of points, got {_short(value)}")
+        if value > MAX_POINTS:
+            raise self.fail(key, f"at most {MAX_POINTS:,} points, got {_short(value)}")
         if value % 50:
             raise self.fail(key, f"points must be a multiple of 50, got {value}")
         return value
 
     def boolean(self, key: str, value: Any) -> bool:
         if not isinstance(value, bool):
-            raise self.fail(key, f"expected true or false, got {value!r}")
+            raise self.fail(key, f"expected true or false, got {_short(value)}")
         return value
 
     def choice(self, key: str, value: Any, choices: tuple[str, ...]) -> str:
         if not isinstance(value, str) or value not in choices:
-            raise self.fail(key, f"expected one of {', '.join(choices)}, got {value!r}")
+            raise self.fail(key, f"expected one of {', '.join(choices)}, got {_short(value)}")
         return value
+
+    def text(self, key: str, value: Any, limit: int) -> str:
+        if not isinstance(value, str):
+            raise self.fail(key, f"expected a string, got {_short(value)}")
+        if len(value) > limit or any(not ch.isprintable() for ch in value):
+            raise self.fail(key, f"expected one line of at most {limit} printable characters")
+        return value
+
+
+def _short(value: Any) -> str:
+    """`repr` of a value from a file, cut so that an error message stays one short line."""
+    text = repr(value) if not _is_int(value) or abs(value) < 10**30 else f"a {len(str(abs(value)))}-digit number"
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def preset_path(name: str) -> Path:
@@ -85,16 +109,26 @@ def preset_path(name: str) -> Path:
 
 
 def _read_toml(path: Path, source: str) -> dict[str, Any]:
+    """The TOML document of a regular file of at most `MAX_FILE_BYTES`."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise RulesError(f"{source}: not a regular file")
+            data = handle.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise RulesError(f"{source}: no such preset or file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RulesError(f"{source}: cannot read the file ({exc.__class__.__name__}: {exc})") from None
+    except OSError as exc:
+        raise RulesError(f"{source}: cannot read the file ({exc.strerror or exc.__class__.__name__})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise RulesError(f"{source}: a rules file is at most {MAX_FILE_BYTES // 1024} KiB")
     try:
-        return tomllib.loads(text)
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise RulesError(f"{source}: not a UTF-8 text file") from None
     except tomllib.TOMLDecodeError as exc:
         raise RulesError(f"{source}: not valid TOML ({exc})") from None
+    except (ValueError, RecursionError) as exc:  # e.g. an integer of thousands of digits, deep nesting
+        raise RulesError(f"{source}: not a usable TOML file ({str(exc).splitlines()[0][:80]})") from None
 
 
 def _apply(rules: Rules, data: dict[str, Any], check: _Checker) -> Rules:
@@ -102,17 +136,15 @@ def _apply(rules: Rules, data: dict[str, Any], check: _Checker) -> Rules:
     changes: dict[str, Any] = {}
     for key, value in data.items():
         if key in _META_KEYS:
-            if key != "base" and not isinstance(value, str):
-                raise check.fail(key, f"expected a string, got {value!r}")
             if key in ("name", "description"):
-                changes[key] = value
+                changes[key] = check.text(key, value, MAX_TEXT * (5 if key == "description" else 1))
         elif key in _BOOLS:
             changes[key] = check.boolean(key, value)
         elif key in _CHOICES:
             changes[key] = check.choice(key, value, _CHOICES[key])
         elif key == "dice":
             if not _is_int(value) or value not in (5, 6):
-                raise check.fail(key, f"the game is played with 5 or 6 dice, got {value!r}")
+                raise check.fail(key, f"the game is played with 5 or 6 dice, got {_short(value)}")
             changes[key] = value
         elif key in ("goal",):
             changes[key] = check.points(key, value, positive=True)
@@ -176,8 +208,8 @@ def _zero_turns(value: Any, current: ZeroTurns | None, check: _Checker) -> ZeroT
     count, to = base.count, base.to
     for key, item in value.items():
         if key == "count":
-            if not _is_int(item) or item < 1:
-                raise check.fail("zero_turns.count", f"expected a whole number of turns >= 1, got {item!r}")
+            if not _is_int(item) or not 1 <= item <= MAX_ZERO_TURNS:
+                raise check.fail("zero_turns.count", f"expected a whole number of turns from 1 to {MAX_ZERO_TURNS}, got {_short(item)}")
             count = item
         elif key == "to":
             if isinstance(item, str):
@@ -186,7 +218,7 @@ def _zero_turns(value: Any, current: ZeroTurns | None, check: _Checker) -> ZeroT
                 check.points("zero_turns.to", -item, positive=True)
                 to = item
             else:
-                raise check.fail("zero_turns.to", f"expected \"zero\", \"previous\" or a negative number of points, got {item!r}")
+                raise check.fail("zero_turns.to", f"expected \"zero\", \"previous\" or a negative number of points, got {_short(item)}")
         else:
             raise check.fail(f"zero_turns.{key}", "unknown key")
     return ZeroTurns(count=count, to=to)
@@ -214,9 +246,25 @@ def validate(rules: Rules, source: str) -> Rules:
     return rules
 
 
+def _identity(spec: str) -> str:
+    """What a `base` chain is checked for loops on: a preset's name, or a file's resolved path."""
+    if spec in PRESET_NAMES:
+        return spec
+    try:
+        return os.path.realpath(spec)
+    except (OSError, ValueError):
+        return spec
+
+
 def _resolve(spec: str, seen: tuple[str, ...]) -> Rules:
-    if spec in seen:
+    if not spec.strip():
+        raise RulesError("an empty ruleset name: give a preset name or a TOML file")
+    if "\0" in spec or len(spec) > 4096:
+        raise RulesError(f"{_short(spec)}: not a preset name nor a file path")
+    if _identity(spec) in seen:
         raise RulesError(f"{spec}: 'base' chain loops back on itself")
+    if len(seen) >= MAX_BASE_DEPTH:
+        raise RulesError(f"{spec}: 'base' chain deeper than {MAX_BASE_DEPTH} files")
     if spec in PRESET_NAMES:
         path, source, is_preset = preset_path(spec), f"preset {spec}", True
     else:
@@ -229,18 +277,18 @@ def _resolve(spec: str, seen: tuple[str, ...]) -> Rules:
     if base is None:
         rules = Rules()
     elif not isinstance(base, str):
-        raise check.fail("base", f"expected a preset name or a file path, got {base!r}")
+        raise check.fail("base", f"expected a preset name or a file path, got {_short(base)}")
     else:
         if base not in PRESET_NAMES and not Path(base).is_absolute():
             base = str((path.parent / base)) if (path.parent / base).exists() else base
         try:
-            rules = _resolve(base, seen + (spec,))
+            rules = _resolve(base, seen + (_identity(spec),))
         except RulesError as exc:
-            raise check.fail("base", str(exc)) from None
+            raise RulesError(f"{source}: base: {exc}") from None
     if "name" not in data:
-        data = {**data, "name": spec if is_preset else path.stem}
+        data = {**data, "name": spec if is_preset else path.stem[:MAX_TEXT]}
     if "description" not in data and not is_preset:
-        data = {**data, "description": f"{rules.name} with the changes of {path.name}"}
+        data = {**data, "description": f"{rules.name} with the changes of {path.name}"[:MAX_TEXT * 5]}
     rules = _apply(rules, data, check)
     return validate(rules, source)
 
@@ -249,7 +297,7 @@ def load_rules(spec: str | Rules | None = None) -> Rules:
     """The ruleset named by a preset name, a TOML path, or a `Rules` (returned as is)."""
     if isinstance(spec, Rules):
         return spec
-    return _resolve(spec or DEFAULT_RULES, ())
+    return _resolve(DEFAULT_RULES if spec is None else spec, ())
 
 
 def rules_from_dict(data: dict[str, Any], source: str = "<dict>") -> Rules:

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import time
+import warnings
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 
+from ..errors import CinqmilleError
 from ..rules import Rules, load_rules
 from . import cache
+from .budget import Limits, check_budget
 from .grid import ScoreGrid
 from .kernel import TurnKernel
-from .objectives import expected_turn, race_turns
+from .objectives import EXPECTED_SPAN, expected_turn, race_turns
 from .result import Objective, SolveResult
 from .two_player import Progress, relaxations, solve_game
 
@@ -51,6 +55,42 @@ def compute(rules: Rules, objective: Objective = "win", progress: Progress | Non
     )
 
 
+def result_spec(rules: Rules, objective: str) -> cache.TableSpec:
+    """What the cached table of `rules` for `objective` must hold: its arrays' shapes and value ranges."""
+    d, grid = rules.dice, ScoreGrid.of(rules)
+    g = grid.goal
+    if objective == "expected":
+        top = EXPECTED_SPAN * g
+        return cache.TableSpec.of(rules, "solve", objective, 1, {"values": ((2, top + 1, d), "float64")},
+                                  cache.bounded_check(0.0, float(EXPECTED_SPAN * rules.goal + rules.goal) * 2,
+                                                      nan_ok=False))
+    valid = np.zeros(g, dtype=bool)
+    valid[grid.scores] = True
+    if objective == "race":
+        def race_ok(arrays: Mapping[str, np.ndarray]) -> str | None:
+            r = arrays["values"]
+            if np.isnan(r[valid]).any() or (r[valid] < 0).any() or np.isinf(r).any() or not np.isnan(r[~valid]).all():
+                return "array 'values' is not a table of expected turns"
+            return None
+
+        return cache.TableSpec.of(rules, "solve", objective, 1, {"values": ((g,), "float64")}, race_ok)
+    seats = 2 if rules.last_round else 1
+    shape = (seats, g, g) if seats == 2 else (g, g)
+    arrays: dict[str, tuple[tuple[int, ...] | None, str]] = {"values": (shape, "float64")}
+    if rules.take_over:
+        arrays["offers"] = ((seats, g, g, g, d), "float64")
+    pairs = valid[:, None] & valid[None, :]
+    in_range = cache.bounded_check(0.0, 1.0)
+
+    def win_ok(arrays: Mapping[str, np.ndarray]) -> str | None:
+        w = arrays["values"].reshape(seats, g, g)
+        if not np.isfinite(w[:, pairs]).all():
+            return "array 'values' has a missing value at a possible pair of scores"
+        return in_range(arrays)
+
+    return cache.TableSpec.of(rules, "solve", objective, 2, arrays, win_ok)
+
+
 def save(result: SolveResult, path: Path) -> None:
     """Write a result to `path` (.npz, atomically; no pickled objects)."""
     meta = {
@@ -62,51 +102,65 @@ def save(result: SolveResult, path: Path) -> None:
     arrays = {"values": result.values}
     if result.offers is not None:
         arrays["offers"] = result.offers
-    cache.save_npz(Path(path), arrays, meta)
+    cache.save_npz(Path(path), arrays, meta, result_spec(result.rules, result.objective))
+
+
+def _result(rules: Rules, arrays: dict[str, np.ndarray], meta: dict) -> SolveResult:
+    try:
+        return SolveResult(
+            rules=rules, objective=meta["objective"], values=arrays["values"],
+            residual=float(meta["residual"]), seconds=float(meta["seconds"]), states=int(meta["states"]),
+            exact=bool(meta["exact"]), assumptions=tuple(str(a) for a in meta["assumptions"]),
+            solver_version=str(meta["solver_version"]), extra=dict(meta.get("extra", {})),
+            offers=arrays.get("offers"),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise cache.CorruptTable(f"metadata incomplete ({exc.__class__.__name__}: {exc})") from None
 
 
 def load(path: Path) -> SolveResult:
-    """Read a result written by `save` (raises `CorruptTable` for a bad file)."""
-    arrays, meta = cache.load_npz(Path(path))
-    rules = cache.rules_from_meta(meta)
-    return SolveResult(
-        rules=rules, objective=meta["objective"], values=arrays["values"],
-        residual=float(meta["residual"]), seconds=float(meta["seconds"]), states=int(meta["states"]),
-        exact=bool(meta["exact"]), assumptions=tuple(meta["assumptions"]),
-        solver_version=meta["solver_version"], extra=dict(meta.get("extra", {})), offers=arrays.get("offers"),
-    )
+    """Read a result written by `save`, checked against its own ruleset (raises `CorruptTable`)."""
+    path = Path(path)
+    _, meta = cache.load_npz(path)
+    try:
+        rules = cache.rules_from_meta(meta)
+        spec = result_spec(rules, str(meta["objective"]))
+    except (KeyError, TypeError, CinqmilleError) as exc:
+        raise cache.CorruptTable(f"{path}: the ruleset in its metadata is not readable ({exc})") from None
+    arrays, meta = cache.load_npz(path, spec)
+    return _result(rules, arrays, meta)
 
 
 def solve(rules: Rules | str | None = None, objective: Objective = "win", progress: Progress | None = None,
-          use_cache: bool = True) -> SolveResult:
-    """The solved table of a ruleset: from the cache when it is there, else solved and cached."""
+          use_cache: bool = True, limits: Limits | None = None) -> SolveResult:
+    """The solved table of a ruleset: from the cache when it is there and sound, else solved and cached.
+
+    A solve beyond `limits` (default `Limits.from_env()`) raises `TooLarge` before
+    anything is allocated.
+    """
     rules = load_rules(rules)
+    if objective not in OBJECTIVES:
+        raise CinqmilleError(f"unknown objective {objective!r}; choose from {', '.join(OBJECTIVES)}")
     if not use_cache:
+        check_budget(rules, objective, limits)
         return compute(rules, objective, progress)
     path = cache.cache_path(rules, objective)
-    found = cache.try_load(path)
-    if found is not None:
-        result = load(path)
-        if result.solver_version == cache.solver_version():
-            return _renamed(result, rules)
-    result = compute(rules, objective, progress)
+    writable = True
     try:
-        save(result, path)
-        cache.prune_stale(path)
-    except OSError as exc:
-        import warnings
-        warnings.warn(f"could not write the cache file {path}: {exc}", stacklevel=2)
+        found = cache.try_load(path, result_spec(rules, objective))
+    except cache.UnreadableTable:
+        found, writable = None, False
+    if found is not None:
+        try:
+            return _result(rules, *found)
+        except cache.CorruptTable as exc:
+            warnings.warn(f"{path}: {exc}; recomputing", stacklevel=2)
+    check_budget(rules, objective, limits)
+    result = compute(rules, objective, progress)
+    if writable:
+        try:
+            save(result, path)
+            cache.prune_stale(path)
+        except (OSError, CinqmilleError) as exc:
+            warnings.warn(f"could not write the cache file ({exc})", stacklevel=2)
     return result
-
-
-def _renamed(result: SolveResult, rules: Rules) -> SolveResult:
-    """The cached result under the caller's ruleset name (the content is the same)."""
-    if result.rules == rules:
-        return result
-    from dataclasses import replace
-    return replace(result, rules=rules)
-
-
-def as_array(values: np.ndarray) -> np.ndarray:
-    """Values as a plain float array (for callers that export)."""
-    return np.asarray(values, dtype=float)

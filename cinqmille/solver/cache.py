@@ -1,18 +1,28 @@
-"""The on-disk cache of solved tables: `.npz` files keyed by ruleset content and solver version.
+"""The on-disk cache of solved tables: `.npz` files that prove what they are.
 
-Files are written atomically (temporary file, then rename), read with
-`allow_pickle=False`, and checked against a checksum of their arrays; a corrupt
-or truncated file is reported with a warning, deleted and recomputed.
+A table file holds its arrays and one JSON metadata record. The record names
+the table (`TableSpec.identity`: kind, content key of the ruleset, solver
+version, objective, player count) and the shape and dtype of every array, and
+carries a checksum of the arrays. `load_npz` checks, in this order and before
+reading any large array: the zip structure, the identity against the one the
+caller expects, each array's header (shape, dtype), then the checksum and the
+caller's check of the values (finite, in range). Anything off is a
+`CorruptTable`: `try_load` reports it in one warning, deletes the file and lets
+the caller recompute. A file that exists but cannot be read (permissions) is
+reported and left alone. Files are written atomically (`files.atomic_write`)
+and read with `allow_pickle=False`.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
-import tempfile
 import warnings
 import zipfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -20,9 +30,14 @@ from typing import Any
 import numpy as np
 
 from ..errors import CinqmilleError
+from ..files import atomic_write, clean_stale_tmp
 from ..rules import Rules, content_key, rules_from_dict, to_dict
 
-FORMAT = 1
+FORMAT = 2
+#: Largest metadata record read from a table file (characters).
+MAX_META = 1_000_000
+
+ArrayCheck = Callable[[Mapping[str, np.ndarray]], "str | None"]
 
 
 @lru_cache(maxsize=1)
@@ -34,8 +49,31 @@ def solver_version() -> str:
         for path in sorted((root / sub).glob("*.py")):
             digest.update(path.name.encode())
             digest.update(path.read_bytes())
-    digest.update((root / "rules" / "model.py").read_bytes())
+    for path in sorted((root / "rules").glob("*.py")):
+        digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    """What a table file must be: who it is, and the shape and dtype of each of its arrays."""
+
+    kind: str  # "solve" (a SolveResult) or "policy" (the optimal policy table)
+    rules_key: str  # content_key of the ruleset
+    objective: str
+    players: int
+    arrays: Mapping[str, tuple[tuple[int, ...] | None, str]]  # name -> (shape or None for any, dtype)
+    check: ArrayCheck | None = field(default=None, compare=False)  # why the values are wrong, or None
+
+    @classmethod
+    def of(cls, rules: Rules, kind: str, objective: str, players: int,
+           arrays: Mapping[str, tuple[tuple[int, ...] | None, str]], check: ArrayCheck | None = None) -> "TableSpec":
+        return cls(kind, content_key(rules), objective, players, dict(arrays), check)
+
+    def identity(self) -> dict[str, Any]:
+        """The record a file of this spec carries, compared field by field on loading."""
+        return {"kind": self.kind, "rules_key": self.rules_key, "objective": self.objective,
+                "players": self.players, "solver_version": solver_version()}
 
 
 def cache_dir() -> Path:
@@ -67,7 +105,7 @@ def prune_stale(path: Path) -> int:
     return removed
 
 
-def _checksum(arrays: dict[str, np.ndarray]) -> str:
+def _checksum(arrays: Mapping[str, np.ndarray]) -> str:
     digest = hashlib.sha256()
     for name in sorted(arrays):
         arr = np.ascontiguousarray(arrays[name])
@@ -77,45 +115,112 @@ def _checksum(arrays: dict[str, np.ndarray]) -> str:
     return digest.hexdigest()
 
 
-def save_npz(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
-    """Write arrays and JSON metadata to `path` atomically, with a checksum."""
+def save_npz(path: Path, arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any],
+             spec: TableSpec | None = None) -> None:
+    """Write arrays and JSON metadata to `path` atomically, with their identity, layout and checksum."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    meta = {**meta, "checksum": _checksum(arrays)}
-    payload = {**arrays, "meta": np.array(json.dumps(meta))}
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            np.savez_compressed(handle, **payload)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    record = {**meta, "checksum": _checksum(arrays),
+              "arrays": {name: [list(a.shape), str(a.dtype)] for name, a in arrays.items()}}
+    if spec is not None:
+        record["table"] = spec.identity()
+    payload = {**arrays, "meta": np.array(json.dumps(record, allow_nan=False))}
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "wb") as handle:
+            np.savez_compressed(handle, **payload)  # type: ignore[arg-type]
+
+    atomic_write(path, write, public=False)
+    clean_stale_tmp(path.parent)
 
 
 class CorruptTable(CinqmilleError):
-    """A table file that cannot be read back as written."""
+    """A table file that is not the table it should be (damaged, foreign, or inconsistent)."""
 
 
-def load_npz(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """Read a file written by `save_npz`; raise `CorruptTable` if it does not check out."""
+class UnreadableTable(CinqmilleError):
+    """A table file that exists but cannot be opened (permissions): left alone, not replaced."""
+
+
+def _header(archive: zipfile.ZipFile, member: str) -> tuple[tuple[int, ...], np.dtype]:
+    with archive.open(member) as handle:
+        version = np.lib.format.read_magic(handle)
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(handle)
+        else:
+            shape, _, dtype = np.lib.format.read_array_header_2_0(handle)
+    return tuple(int(n) for n in shape), np.dtype(dtype)
+
+
+def _read_meta(archive: zipfile.ZipFile) -> dict[str, Any]:
+    shape, dtype = _header(archive, "meta.npy")
+    if shape != () or dtype.kind != "U" or dtype.itemsize // 4 > MAX_META:
+        raise ValueError("metadata of the wrong type")
+    with archive.open("meta.npy") as handle:
+        text = str(np.lib.format.read_array(handle, allow_pickle=False))
+    meta = json.loads(text)
+    if not isinstance(meta, dict):
+        raise ValueError("metadata is not a record")
+    return meta
+
+
+def load_npz(path: Path, spec: TableSpec | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Read a file written by `save_npz` and check it against `spec`; raise `CorruptTable` otherwise."""
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in data.files if name != "meta"}
-            meta = json.loads(str(data["meta"]))
-    except FileNotFoundError:
+        with zipfile.ZipFile(path) as archive:
+            members = {n[:-4]: n for n in archive.namelist() if n.endswith(".npy")}
+            if "meta" not in members:
+                raise ValueError("no metadata")
+            meta = _read_meta(archive)
+            names = sorted(n for n in members if n != "meta")
+            layout = meta.get("arrays")
+            if not isinstance(layout, dict) or sorted(layout) != names:
+                raise ValueError("arrays do not match the metadata")
+            if spec is not None:
+                why = _mismatch(spec, meta, {n: _header(archive, members[n]) for n in names})
+                if why:
+                    raise CorruptTable(f"{path}: {why}")
+            arrays = {}
+            for name in names:
+                with archive.open(members[name]) as handle:
+                    arrays[name] = np.lib.format.read_array(handle, allow_pickle=False)
+    except (FileNotFoundError, PermissionError, CorruptTable):
         raise
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, json.JSONDecodeError) as exc:
+    except OSError as exc:
+        if exc.errno in (errno.EACCES, errno.EPERM):
+            raise
+        raise CorruptTable(f"{path}: not a readable cinqmille table ({exc.__class__.__name__})") from None
+    except (ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile, json.JSONDecodeError,
+            RuntimeError, OverflowError, MemoryError, NotImplementedError) as exc:
         raise CorruptTable(f"{path}: not a readable cinqmille table ({exc.__class__.__name__})") from None
     if meta.get("checksum") != _checksum(arrays):
         raise CorruptTable(f"{path}: checksum mismatch (truncated or altered file)")
+    if spec is not None and spec.check is not None:
+        why = spec.check(arrays)
+        if why:
+            raise CorruptTable(f"{path}: {why}")
     return arrays, meta
 
 
-def rules_from_meta(meta: dict[str, Any]) -> Rules:
+def _mismatch(spec: TableSpec, meta: Mapping[str, Any],
+              headers: Mapping[str, tuple[tuple[int, ...], np.dtype]]) -> str | None:
+    """Why a file's identity or array headers are not those of `spec` (None when they are)."""
+    found = meta.get("table")
+    if not isinstance(found, dict):
+        return "no identity record (written by an older version)"
+    for key, want in spec.identity().items():
+        if found.get(key) != want:
+            return f"it is the table of another {key.replace('_', ' ')} ({found.get(key)!r}, expected {want!r})"
+    if sorted(headers) != sorted(spec.arrays):
+        return f"arrays {sorted(headers)}, expected {sorted(spec.arrays)}"
+    for name, (shape, dtype) in spec.arrays.items():
+        got_shape, got_dtype = headers[name]
+        if got_dtype != np.dtype(dtype) or (shape is not None and got_shape != tuple(shape)):
+            return f"array '{name}' is {got_dtype}{list(got_shape)}, expected {np.dtype(dtype)}" \
+                   f"{list(shape) if shape is not None else ''}"
+    return None
+
+
+def rules_from_meta(meta: Mapping[str, Any]) -> Rules:
     """The ruleset stored in a table's metadata."""
     return rules_from_dict(meta["rules"], source="table metadata")
 
@@ -125,12 +230,16 @@ def rules_meta(rules: Rules) -> dict[str, Any]:
     return to_dict(rules)
 
 
-def try_load(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
-    """Load a cache file if present and sound; warn about and delete a corrupt one."""
-    if not path.exists():
-        return None
+def try_load(path: Path, spec: TableSpec | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
+    """Load a cache file if it is there and is the table `spec` describes; else None (with a warning).
+
+    A damaged or foreign file is reported and deleted (the caller recomputes and
+    writes it again); a file that cannot be read is reported and left alone.
+    """
     try:
-        return load_npz(path)
+        if not path.exists():
+            return None
+        return load_npz(path, spec)
     except CorruptTable as exc:
         warnings.warn(f"{exc}; recomputing", stacklevel=2)
         try:
@@ -138,3 +247,26 @@ def try_load(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
         except OSError:
             pass
         return None
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        warnings.warn(f"cannot read the cached table {path} ({exc.strerror or exc.__class__.__name__}); "
+                      "solving without the cache", stacklevel=2)
+        raise UnreadableTable(str(path)) from None
+
+
+def bounded_check(low: float, high: float, *, nan_ok: bool = True,
+                  names: tuple[str, ...] | None = None) -> ArrayCheck:
+    """A value check: every number of the arrays (or of `names`) lies in [low, high]; NaN only if `nan_ok`."""
+    def check(arrays: Mapping[str, np.ndarray]) -> str | None:
+        for name, arr in arrays.items():
+            if names is not None and name not in names or arr.dtype.kind != "f":
+                continue
+            bad = np.isinf(arr) | (arr < low) | (arr > high)
+            if not nan_ok:
+                bad |= np.isnan(arr)
+            if bad.any():
+                return f"array '{name}' holds values outside [{low}, {high}]"
+        return None
+
+    return check

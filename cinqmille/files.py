@@ -1,0 +1,90 @@
+"""Files that cinqmille writes: atomically (a temporary file, then a rename), cleaning what a crash left.
+
+A temporary file is named ``.{target}.{pid}.{random}.tmp`` beside its target.
+A run that was killed before the rename leaves one behind; the next write to
+the same directory removes those whose process is gone (and, for names
+without a process id, those older than `STALE_SECONDS`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from .errors import CinqmilleError
+
+#: Age after which a temporary file of unknown owner is taken as left by a crash.
+STALE_SECONDS = 3600
+
+_TMP = re.compile(r"^\..+?\.(?:(?P<pid>\d+)\.)?[^.]*\.tmp$")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True
+    return True
+
+
+def clean_stale_tmp(directory: Path, target: str | None = None) -> int:
+    """Delete the temporary files of dead writers in `directory` (of `target` only, if named); return how many."""
+    removed = 0
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return 0
+    now = time.time()
+    for entry in entries:
+        match = _TMP.match(entry.name)
+        if match is None or not entry.is_file(follow_symlinks=False):
+            continue
+        if target is not None and not entry.name.startswith(f".{target[:80]}."):
+            continue
+        pid = match.group("pid")
+        try:
+            stale = (not _alive(int(pid))) if pid else now - entry.stat().st_mtime > STALE_SECONDS
+            if stale and (not pid or int(pid) != os.getpid()):
+                os.unlink(entry.path)
+                removed += 1
+        except OSError:
+            pass
+    return removed
+
+
+def atomic_write(path: Path, write: Callable[[Path], None], *, public: bool = True) -> None:
+    """Call `write(tmp)` on a temporary file beside `path`, then rename it to `path`.
+
+    `public` gives the file the usual permissions (umask) instead of 0600. An
+    `OSError` becomes a one-line `CinqmilleError`; nothing is left behind.
+    """
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        clean_stale_tmp(path.parent, path.name)
+        fd, name = tempfile.mkstemp(prefix=f".{path.name[:80]}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise CinqmilleError(f"{path}: cannot write here ({exc.strerror or exc})") from None
+    tmp = Path(name)
+    try:
+        os.close(fd)
+        if public:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise CinqmilleError(f"{path}: cannot write ({exc.strerror or exc})") from None
+        raise

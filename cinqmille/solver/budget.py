@@ -1,0 +1,100 @@
+"""How big a solve is, estimated from the ruleset before anything is allocated, and the limits on it.
+
+`estimate(rules, objective)` counts the turn states the solver will visit (the
+`states` figure that `solve` reports, to within the last-round extension, which
+is bounded from above) and the peak memory of its arrays. `check_budget`
+refuses, in one line with the estimate and the limit, a solve beyond
+`Limits`: by default 100 million states (about 8 minutes) and 4 GiB, raised
+by `cinqmille solve --max-states/--max-memory` or the environment variables
+`CINQMILLE_MAX_STATES` and `CINQMILLE_MAX_MEMORY` (GiB).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import CinqmilleError
+from ..rules import Rules
+from .grid import ScoreGrid
+from .kernel import UNIT
+from .last_turn import SPAN
+from .objectives import EXPECTED_SPAN
+
+#: Default limits: turn states visited, and bytes of memory held by the solver's arrays.
+MAX_STATES = 100_000_000
+MAX_BYTES = 4 * 2**30
+#: Largest keep of any ruleset, in units (six 1s under doubling, 8000 points), bounding the padding.
+_PAD = 8000 // UNIT + 3
+#: Arrays of (rows, layers, dice) floats alive at once in a kernel pass (values, bank values, flat copies).
+_WORK_ARRAYS = 8
+
+
+class TooLarge(CinqmilleError):
+    """A solve beyond the limits (the message gives the estimate, the limit and how to raise it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """Turn states a solve visits and the peak bytes of its arrays."""
+
+    states: int
+    bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The largest solve allowed: turn states and bytes of memory."""
+
+    states: int = MAX_STATES
+    bytes: int = MAX_BYTES
+
+    @classmethod
+    def from_env(cls, states: int | None = None, memory_gib: float | None = None) -> "Limits":
+        """Limits from explicit values, else `CINQMILLE_MAX_STATES` / `CINQMILLE_MAX_MEMORY`, else the defaults."""
+        from ..parsing import whole
+
+        if states is None and os.environ.get("CINQMILLE_MAX_STATES"):
+            states = whole(os.environ["CINQMILLE_MAX_STATES"], "CINQMILLE_MAX_STATES", low=1)
+        if memory_gib is None and os.environ.get("CINQMILLE_MAX_MEMORY"):
+            memory_gib = whole(os.environ["CINQMILLE_MAX_MEMORY"], "CINQMILLE_MAX_MEMORY", low=1)
+        return cls(MAX_STATES if states is None else states,
+                   MAX_BYTES if memory_gib is None else int(memory_gib * 2**30))
+
+
+def estimate(rules: Rules, objective: str = "win") -> Estimate:
+    """States and peak memory of solving `rules` for `objective` (an upper estimate)."""
+    d = rules.dice
+    grid = ScoreGrid.of(rules)
+    g = grid.goal
+    caps = grid.cap(grid.scores).astype(np.int64)
+    if objective == "expected":
+        top = EXPECTED_SPAN * g
+        return Estimate(2 * (top + 1) * d, 2 * (top + _PAD) * d * 8 * 4)
+    if objective == "race":
+        states = int((caps + 1).sum()) * d
+        return Estimate(states, g * g * 8 + (int(caps.max()) + _PAD) * d * 8 * _WORK_ARRAYS)
+    seats = 2 if rules.last_round else 1
+    ext = SPAN // 2 if rules.last_round and rules.end == "reach" else 0
+    s = len(grid.scores)
+    states = seats * s * int((caps + ext + 1).sum()) * d
+    tables = seats * g * g * 8
+    offers = seats * g * g * g * d * 8 if rules.take_over else 0
+    work = seats * s * (int(caps.max()) + ext + _PAD) * d * 8 * _WORK_ARRAYS
+    return Estimate(states, tables + offers + work)
+
+
+def check_budget(rules: Rules, objective: str = "win", limits: Limits | None = None) -> Estimate:
+    """The estimate of a solve; raise `TooLarge` when it is beyond `limits`."""
+    limits = limits or Limits.from_env()
+    est = estimate(rules, objective)
+    if est.states > limits.states:
+        raise TooLarge(f"'{rules.name}' ({objective}) would visit about {est.states:,} turn states, above the limit "
+                       f"of {limits.states:,}; raise it with --max-states or CINQMILLE_MAX_STATES if you mean it")
+    if est.bytes > limits.bytes:
+        raise TooLarge(f"'{rules.name}' ({objective}) would need about {est.bytes / 2**30:,.1f} GiB of memory, above "
+                       f"the limit of {limits.bytes / 2**30:,.1f} GiB; raise it with --max-memory or "
+                       "CINQMILLE_MAX_MEMORY (GiB) if you mean it")
+    return est
