@@ -22,6 +22,7 @@ def load_win_table(rules):  # type: ignore[no-untyped-def]
 
 
 @click.command("advise")
+@click.argument("roll_faces", nargs=-1, metavar="[FACES]...")
 @rules_option
 @click.option("--me", "me", metavar="POINTS", help="Your banked score (0 = not opened). Default 0.")
 @click.option("--opp", "opp", metavar="POINTS", help="The opponent's banked score. Default 0.")
@@ -36,9 +37,13 @@ def load_win_table(rules):  # type: ignore[no-untyped-def]
               help="Last round: the opponent finished on POINTS (at or past the goal); this is your last turn.")
 @json_option
 @friendly_errors
-def command(rules_spec: str, me: str | None, opp: str | None, turn: str | None, dice: str | None,
+def command(roll_faces: tuple[str, ...], rules_spec: str, me: str | None, opp: str | None, turn: str | None, dice: str | None,
             roll: str | None, seat: str, offer: str | None, target: str | None, as_json: bool) -> None:
-    """Bank or roll with --turn/--dice, or which dice to keep from --roll, with each option's chance to win."""
+    """Bank or roll with --turn/--dice, or which dice to keep from a roll, with each option's chance to win.
+
+    The roll is given as arguments (`cinqmille advise 1 1 5 2 3 --me 1000`) or
+    with --roll 11523.
+    """
     from ..advice import advise, render_text
     from ..position import Position, PositionError
 
@@ -52,7 +57,11 @@ def command(rules_spec: str, me: str | None, opp: str | None, turn: str | None, 
     pos = Position(maybe_whole(me, "--me") or 0, maybe_whole(opp, "--opp") or 0,
                    maybe_whole(turn, "--turn") or 0, maybe_whole(dice, "--dice", None),
                    seat=0 if seat == "first" else 1, offer=offered, target=maybe_whole(target, "--target", None))
-    rolled = None if roll is None else faces(roll, rules.dice, "--roll")
+    if roll_faces and roll is not None:
+        raise PositionError("give the roll once: as arguments (1 1 5 2 3) or with --roll 11523, not both")
+    if roll_faces:
+        roll = " ".join(roll_faces)
+    rolled = None if roll is None else faces(roll, rules.dice, "--roll" if not roll_faces else "roll")
     if offered is not None and (rolled is not None or pos.dice is not None):
         raise PositionError("--offer is a choice at the start of a turn: give no --roll or --dice with it")
     if rolled is None and pos.dice is None and pos.turn > 0:

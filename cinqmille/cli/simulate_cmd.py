@@ -50,7 +50,7 @@ def format_result(res: SimResult) -> list[str]:
 
 @click.command("simulate")
 @rules_option
-@click.option("--players", "players_text", required=True, metavar="P1,P2[,...]",
+@click.option("--players", "players_text", default="optimal,optimal", show_default=True, metavar="P1,P2[,...]",
               help="Policies by seat (seat 0 starts): optimal, expected, threshold:T, threshold:T/K, cautious, random.")
 @click.option("--games", type=WholeNumber(1, MAX_GAMES), default=10_000, show_default=True,
               help=f"Number of games (at most {MAX_GAMES:,}).")
