@@ -259,7 +259,7 @@ def _identity(spec: str) -> str:
 def _resolve(spec: str, seen: tuple[str, ...]) -> Rules:
     if not spec.strip():
         raise RulesError("an empty ruleset name: give a preset name or a TOML file")
-    if "\0" in spec or len(spec) > 4096:
+    if len(spec) > 4096 or any(not ch.isprintable() for ch in spec):
         raise RulesError(f"{_short(spec)}: not a preset name nor a file path")
     if _identity(spec) in seen:
         raise RulesError(f"{spec}: 'base' chain loops back on itself")

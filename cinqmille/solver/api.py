@@ -162,5 +162,6 @@ def solve(rules: Rules | str | None = None, objective: Objective = "win", progre
             save(result, path)
             cache.prune_stale(path)
         except (OSError, CinqmilleError) as exc:
-            warnings.warn(f"could not write the cache file ({exc})", stacklevel=2)
+            reason = exc.strerror if isinstance(exc, OSError) else str(exc).replace(str(path), "").strip(": ")
+            warnings.warn(f"could not write the cache file {cache.short_path(path)} ({reason})", stacklevel=2)
     return result
