@@ -7,9 +7,12 @@ Two decisions are answered from a solved `win` table (`SolveResult`):
 - which dice to keep from a roll, and then bank or roll
   (`advise(result, Position(me, opp, turn), roll="15332")`).
 
-Every option carries its chance to win and its loss against the best. Ties go
-to banking (as in the solver's keep options). Values come from the solver's
-`turn_table`.
+Every option carries its chance to win and its loss against the best. The
+values, the ranking and its tie-break (bank before roll; among keeps an instant
+win, then more points, then more dice in hand; start afresh before taking over;
+roll plainly before announcing) are the policy table's
+(`cinqmille.solver.policy`), so the best option is the move that every player
+of the project makes.
 """
 
 from __future__ import annotations
@@ -21,21 +24,13 @@ from .position import Position, PositionError
 from .rules import Rules
 
 if TYPE_CHECKING:  # keep start-up light: the solver is imported by the caller
-    from .solver import SolveResult, TurnTable
+    from .solver import SolveResult
 
 UNIT = 50
 _NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
 
-# -- values ---------------------------------------------------------------------------
-def decision_values(result: "SolveResult", table: "TurnTable", turn: int, dice: int) -> tuple[float | None, float]:
-    """(bank, roll) values with `turn` points set aside and `dice` in hand; bank None when not allowed."""
-    row = table._row(turn // UNIT)
-    roll = float(table.roll[row, dice - 1])
-    bank = float(table.bank[row, dice - 1])
-    return (bank if bank > float("-inf") else None), roll
-
-
+# -- why banking is not an option ------------------------------------------------------
 def bank_refusal(rules: Rules, position: Position) -> str:
     """Why banking is not allowed in a bank-or-roll position (assumes it is not)."""
     me, turn, dice = position.me, position.turn, position.hand(rules)
@@ -139,62 +134,53 @@ def advise(result: "SolveResult", position: Position, roll: str | tuple[int, ...
     if roll is None:
         return _bank_or_roll(result, position, exact, assumptions)
     from .solver import parse_faces
+    from .solver.policy import keep_choices
 
     faces = parse_faces(roll, rules)
     if position.dice is not None and position.dice != len(faces):
         raise PositionError(f"the roll has {len(faces)} dice but --dice says {position.dice} are in hand")
     position = replace(position, dice=len(faces))
-    table = result.table_for(position)
-    raw = result.keep_options(position, faces)
+    block, r = result.spot(position)
     choices = []
-    for opt in raw:
-        if opt.then not in ("bank", "roll"):
-            choices.append(Choice(win=opt.win, loss=0.0, keep=opt.keep, points=opt.points, then=opt.then))
-            continue
-        kept = len(opt.keep or ())
-        left = len(faces) - kept or rules.dice
-        turn = position.turn + int(opt.points or 0)
-        bank, roll_v = decision_values(result, table, turn, left)
-        then = "bank" if bank is not None and bank >= roll_v else "roll"
-        value = bank if then == "bank" and bank is not None else roll_v
-        choices.append(Choice(win=value, loss=0.0, keep=opt.keep, points=opt.points, then=then,
-                              turn=turn, dice=left, bank=bank, roll=roll_v))
-    ranked = _rank(choices, key=lambda c: (-c.win, -(c.points or 0)))
-    win = ranked[0].win if ranked else float(table.bust)
+    for k in keep_choices(block, r, position.turn, faces):
+        if k.then in ("bank", "roll"):
+            choices.append(Choice(win=k.win, loss=0.0, keep=k.keep, points=k.points, then=k.then,
+                                  turn=position.turn + k.points, dice=k.dice, bank=k.bank, roll=k.roll))
+        else:
+            choices.append(Choice(win=k.win, loss=0.0, keep=k.keep, points=k.points, then=k.then))
+    ranked = _with_losses(choices)  # keep_choices ranks them
+    win = ranked[0].win if ranked else float(block.bust[r])
     return Advice(rules, position, faces, win, ranked, exact, assumptions)
 
 
 def _bank_or_roll(result: "SolveResult", position: Position, exact: bool, assumptions: tuple[str, ...]) -> Advice:
+    """Bank, roll plainly, or (two dice, `prediction`) announce and roll: the table's moves, ranked."""
+    from .solver.policy import ranking
+
     rules = result.rules
-    dice = position.hand(rules)
-    table = result.table_for(position)
-    bank, roll = decision_values(result, table, position.turn, dice)
-    choices = [Choice(win=roll, loss=0.0, action="roll")]
-    if table.predict is not None and table.plain_roll is not None and dice == 2:
-        row = table._row(position.turn // UNIT)
-        choices = [Choice(win=float(table.plain_roll[row, 1]), loss=0.0, action="roll")]
-        choices += [Choice(win=float(v), loss=0.0, action="predict", points=c)
-                    for c, v in zip(table.choices, table.predict[row])]
-    if bank is not None:
-        choices.insert(0, Choice(win=bank, loss=0.0, action="bank"))  # first: ties go to banking
-    ranked = _rank(choices, key=lambda c: -c.win)
-    refusal = None if bank is not None else bank_refusal(rules, position)
+    block, r = result.spot(position)
+    values = block.moves(r, position.turn // UNIT, position.hand(rules))
+    labels = [("bank", None), ("roll", None)] + [("predict", c) for c in block.choices]
+    choices = [Choice(win=float(values[j]), loss=0.0, action=labels[j][0], points=labels[j][1])
+               for j in ranking(values) if values[j] > float("-inf")]
+    refusal = None if values[0] > float("-inf") else bank_refusal(rules, position)
+    ranked = _with_losses(choices)
     return Advice(rules, position, None, ranked[0].win, ranked, exact, assumptions, refusal=refusal)
 
 
 def _offer(result: "SolveResult", position: Position, exact: bool, assumptions: tuple[str, ...]) -> Advice:
     """A take-over offered at the start of the turn: take it over, or start afresh with all the dice."""
     choices = [Choice(win=o.win, loss=0.0, action=o.action) for o in result.offer_options(position)]
-    ranked = _rank(choices, key=lambda c: (-c.win, c.action != "start"))
+    ranked = _with_losses(choices)
     return Advice(result.rules, position, None, ranked[0].win, ranked, exact, assumptions)
 
 
-def _rank(choices: list[Choice], key: Any) -> tuple[Choice, ...]:
-    ordered = sorted(choices, key=key)  # stable
-    if not ordered:
+def _with_losses(ranked: list[Choice]) -> tuple[Choice, ...]:
+    """The options (ranked best first by the policy's tie-break rule) with their loss against the best."""
+    if not ranked:
         return ()
-    best = ordered[0].win
-    return tuple(Choice(**{**c.__dict__, "loss": max(0.0, best - c.win)}) for c in ordered)
+    top = ranked[0].win
+    return tuple(Choice(**{**c.__dict__, "loss": max(0.0, top - c.win)}) for c in ranked)
 
 
 # -- words --------------------------------------------------------------------------------

@@ -8,10 +8,13 @@ a bank wins; exactly the goal under `exact`), dice in hand `dice`. A state
 it (`reachable`); the turn start itself (turn 0, all dice) is listed, with the
 only action `roll` and no bank value. Columns: `action` (bank or roll, ties to
 bank), `win` (the chance to win with best play), `bank` (chance to win by
-banking now, NaN / empty / null where banking is not allowed) and `roll`.
+banking now, NaN / empty / null where banking is not allowed) and `roll`. Every
+number and every action is read from the solved result's policy table
+(`cinqmille.solver.policy`), the one that `advise` and the players read.
 
-Files are written atomically: a temporary file in the target's directory,
-renamed over the target only once complete.
+Files are written atomically (`files.atomic_write`): a temporary file in the
+target's directory, renamed over the target only once complete; the temporary
+files of a killed export are removed by the next one.
 """
 
 from __future__ import annotations
@@ -19,14 +22,14 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from .errors import CinqmilleError
+from .files import atomic_write
+from .parsing import quoted, whole
 from .position import check_score
 from .rules import Rules, to_dict
 
@@ -60,20 +63,19 @@ def reachable(rules: Rules, tmax: int) -> np.ndarray:
 
 
 def pair_rows(result: "SolveResult", me: int, opp: int, reach: np.ndarray, seat: int = 0) -> Columns:
-    """The rows of one score pair (real points) and seat, turn points ascending, then dice."""
-    table = result.turn_table(me, opp, seat)
-    cap = min(table.cap, reach.shape[0] - 1)
+    """The rows of one score pair (real points) and seat, turn points ascending, then dice (from the policy table)."""
+    block, r = result.policy.spot(me, opp, seat)
+    cap = min(int(block.cap[r]), reach.shape[0] - 1)
     ts, ms = np.nonzero(reach[: cap + 1])
-    bank = table.bank[ts, ms]
-    roll = table.roll[ts, ms]
-    allowed = bank > -np.inf
-    take_bank = allowed & (bank >= roll)
+    dice = ms + 1
+    bank = block.bank(r, ts, dice)
     n = len(ts)
     return {
         "me": np.full(n, me, dtype=np.int32), "opp": np.full(n, opp, dtype=np.int32),
-        "seat": np.full(n, seat, dtype=np.int8), "turn": (ts * UNIT).astype(np.int32), "dice": (ms + 1).astype(np.int8),
-        "action": np.where(take_bank, "bank", "roll"),
-        "win": np.where(take_bank, bank, roll), "bank": np.where(allowed, bank, np.nan), "roll": roll.astype(float),
+        "seat": np.full(n, seat, dtype=np.int8), "turn": (ts * UNIT).astype(np.int32), "dice": dice.astype(np.int8),
+        "action": np.where(block.banks(r, ts, dice), "bank", "roll"),
+        "win": block.value(r, ts, dice), "bank": np.where(bank > -np.inf, bank, np.nan),
+        "roll": block.roll(r, ts, dice).astype(float),
     }
 
 
@@ -85,20 +87,20 @@ def parse_scores(text: str | None, rules: Rules, label: str) -> list[int]:
         return valid
     lo_text, sep, hi_text = text.partition(":")
     try:
-        lo = int(lo_text) if lo_text.strip() else 0
-        hi = int(hi_text) if hi_text.strip() else rules.goal - UNIT
-    except ValueError:
-        raise CinqmilleError(f"{label}: expected POINTS or a range LO:HI in points, got {text!r}") from None
+        lo = whole(lo_text, label, signed=True) if lo_text.strip() else 0
+        hi = whole(hi_text, label, signed=True) if hi_text.strip() else rules.goal - UNIT
+    except CinqmilleError:
+        raise CinqmilleError(f"{label}: expected POINTS or a range LO:HI in points, got {quoted(text)}") from None
     if not sep:
         return [check_score(rules, lo, label)]
     for value in (lo, hi):
         if value < 0 or value % UNIT:
-            raise CinqmilleError(f"{label}: range ends must be non-negative multiples of 50, got {text!r}")
+            raise CinqmilleError(f"{label}: range ends must be non-negative multiples of 50, got {quoted(text)}")
     if lo > hi:
-        raise CinqmilleError(f"{label}: empty range {text!r} (LO must not exceed HI)")
+        raise CinqmilleError(f"{label}: empty range {quoted(text)} (LO must not exceed HI)")
     chosen = [s for s in valid if lo <= s <= hi]
     if not chosen:
-        raise CinqmilleError(f"{label}: no score that can occur lies in {text!r} under '{rules.name}'")
+        raise CinqmilleError(f"{label}: no score that can occur lies in {quoted(text)} under '{rules.name}'")
     return chosen
 
 
@@ -150,25 +152,7 @@ def write_policy(path: Path, fmt: str, cols: Columns, meta: dict) -> int:
     if fmt == "parquet":
         need_pyarrow()
     path = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        raise CinqmilleError(f"{path}: cannot write here ({exc.strerror or exc})") from None
-    try:
-        os.close(fd)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the usual permissions
-        writer(Path(tmp), cols, meta)
-        os.replace(tmp, path)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise CinqmilleError(f"{path}: cannot write ({exc.strerror or exc})") from None
-        raise
+    atomic_write(path, lambda tmp: writer(tmp, cols, meta))
     return path.stat().st_size
 
 

@@ -12,7 +12,7 @@ one line and quotes at most `QUOTE` characters of the text.
 >>> whole("³", "--me")
 Traceback (most recent call last):
 ...
-cinqmille.errors.CinqmilleError: --me: expected a whole number, got '³'
+cinqmille.errors.CinqmilleError: --me: expected a non-negative whole number, got '³'
 >>> faces("1,5 3-3 2", dice=5)
 (1, 5, 3, 3, 2)
 """

@@ -7,17 +7,16 @@ any decision a person may type `?` for advice, `q` to quit, or Enter to take
 the advised move. Input and output go through a `Console` (injectable, so the
 loop is tested with scripted answers); end of input quits cleanly.
 
-`OptimalTwoPlayerPolicy` is the two-player optimal bot: a small adaptor from a
-solved `win` table to the engine's `Policy` protocol (a stand-in until
-`cinqmille.policies.optimal` exists). Where the solver's model does not cover
-the game (a last round in progress, more than two players' worth of history)
-it falls back on the rules of thumb of `cinqmille.policies.heuristics`.
+The bot is the engine policy `optimal` (`cinqmille.policies.optimal.OptimalPolicy`)
+reading the solved result's policy table, the one that `advise` reads; after
+each keep, take-over and announcement it says the sentence `advise` gives for
+that question (`bot_narrator`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Protocol, cast
 
 import numpy as np
 
@@ -27,7 +26,8 @@ from .engine import Game
 from .engine import log as ev
 from .engine.state import GameView, TakeOverOffer
 from .errors import CinqmilleError
-from .policies.heuristics import CautiousPolicy, bank_is_worth_it, best_keep
+from .policies.heuristics import best_keep
+from .policies.optimal import OptimalPolicy, opponent_score, view_seat
 from .position import Position, PositionError
 from .rules import Rules
 
@@ -49,11 +49,6 @@ class QuitGame(Exception):
 ResultProvider = Callable[[], "object"]
 
 
-def opponent_score(view: GameView) -> int:
-    """The opponent's banked score (with more than two players: the leading opponent)."""
-    return max(s for i, s in enumerate(view.scores) if i != view.seat)
-
-
 def view_position(result, view: GameView, offer: tuple[int, int] | None = None) -> Position:  # type: ignore[no-untyped-def]
     """The solver's position for the question the referee asks in `view` (seat, last turn, offer)."""
     target = None
@@ -61,7 +56,7 @@ def view_position(result, view: GameView, offer: tuple[int, int] | None = None) 
         if not result.rules.last_round:
             raise PositionError("a last round is in progress, which this ruleset does not have")
         target = view.last_round.target
-    seat = 0 if view.seat == 0 else 1
+    seat = view_seat(view)
     dice = None if view.roll is not None or offer is not None else view.dice_in_hand
     return Position(view.score, opponent_score(view), 0 if offer is not None else view.turn_points, dice,
                     seat=seat, offer=offer, target=target)
@@ -81,51 +76,34 @@ def keep_matching(keeps: tuple[Keep, ...], faces: tuple[int, ...]) -> Keep | Non
     return next((k for k in keeps if k.dice == target), None)
 
 
-class OptimalTwoPlayerPolicy:
-    """The optimal two-player bot: keeps and banks as `advise` says, from a solved `win` table."""
+def bot_policy(result, explain: Callable[[str], None] | None = None) -> OptimalPolicy:  # type: ignore[no-untyped-def]
+    """`play`'s bot: the engine policy `optimal` on the result's policy table, explaining itself to `explain`."""
+    narrate = bot_narrator(result, explain) if explain is not None else None
+    return OptimalPolicy(result.rules, result.policy, narrate=narrate)
 
-    def __init__(self, result, explain: Callable[[str], None] | None = None):  # type: ignore[no-untyped-def]
-        self.result = result
-        self.explain = explain or (lambda text: None)
-        self._fallback = CautiousPolicy()
-        self.name = "optimal"
 
-    def choose_keep(self, view: GameView, keeps: tuple[Keep, ...]) -> Keep:
+def bot_narrator(result, explain: Callable[[str], None]):  # type: ignore[no-untyped-def]
+    """What the bot says after its decisions: the sentence `advise` gives for the same question."""
+
+    def narrate(question: str, view: GameView, answer: object, detail: object = None) -> None:
         try:
-            advice = view_advice(self.result, view)
+            if question == "keep":
+                keep, doubled = cast("tuple[Keep, bool]", detail)
+                if doubled:
+                    turn = 2 * (view.turn_points + keep.points)
+                    explain(f"keep {faces_words(faces_of(keep.dice))} ({keep.points}): the announcement "
+                            f"came true, the turn doubles to {turn}.")
+                else:
+                    explain(view_advice(result, view).sentence)
+            elif question == "take_over":
+                offer = cast(TakeOverOffer, detail)
+                explain(advise(result, view_position(result, view, offer=(offer.points, offer.dice))).sentence)
+            elif question == "predict" and answer is not None:
+                explain(advise(result, view_position(result, view)).sentence)
         except PositionError as exc:
-            keep = best_keep(view, keeps)
-            self.explain(f"keep {faces_words(faces_of(keep.dice))} ({keep.points}), by rule of thumb: {exc}.")
-            return keep
-        best = advice.best
-        match = keep_matching(keeps, best.keep or ()) if best is not None else None
-        self.explain(advice.sentence)
-        # no match cannot happen when the engine and the solver agree on the legal keeps
-        return match if match is not None else best_keep(view, keeps)
+            explain(f"(no advice here: {exc})")
 
-    def should_bank(self, view: GameView) -> bool:
-        verdict = bank_is_worth_it(view)
-        if verdict is not None:
-            return verdict
-        try:
-            advice = view_advice(self.result, view)
-        except PositionError:
-            return self._fallback.wants_bank(view)
-        return advice.best is not None and advice.best.action == "bank"
-
-    def should_take_over(self, view: GameView, offer: TakeOverOffer) -> bool:
-        """Take over when rolling from the offered points and dice beats a fresh turn."""
-        try:
-            position = view_position(self.result, view, offer=(offer.points, offer.dice))
-            advice = advise(self.result, position)
-        except PositionError:
-            return self._fallback.should_take_over(view, offer)
-        self.explain(advice.sentence)
-        return advice.best is not None and advice.best.action == "take_over"
-
-    def predict(self, view: GameView, choices: tuple[int, ...]) -> int | None:
-        """Never predict (the solved policy never does)."""
-        return None
+    return narrate
 
 
 class Table:
@@ -246,8 +224,8 @@ class HumanPolicy:
                 continue
             if answer == "":
                 return default
-            digits = tuple(int(c) for c in answer if c.isdigit())
-            ok = digits and all(1 <= d <= 6 for d in digits) and len(digits) <= len(faces_of(view.roll or (0,) * 6))
+            digits = tuple(int(c) for c in answer if c in "0123456789")
+            ok = answer.isascii() and digits and all(1 <= d <= 6 for d in digits) and len(digits) <= len(faces_of(view.roll or (0,) * 6))
             keep = keep_matching(keeps, digits) if ok else None
             if keep is not None:
                 return keep
@@ -256,9 +234,9 @@ class HumanPolicy:
     def should_bank(self, view: GameView) -> bool:
         self.table.flush()
         advice = self._advice(view)
-        default = "roll"
-        if isinstance(advice, Advice) and advice.best is not None and advice.best.action:
-            default = advice.best.action
+        default = "roll"  # rolling includes announcing, asked next
+        if isinstance(advice, Advice) and advice.best is not None and advice.best.action == "bank":
+            default = "bank"
         while True:
             answer = self._ask(f"Turn {view.turn_points}, {view.dice_in_hand} dice in hand: "
                                f"[b]ank or [r]oll? (Enter = {default}; ?; q) ")
@@ -284,12 +262,24 @@ class HumanPolicy:
 
     def predict(self, view: GameView, choices: tuple[int, ...]) -> int | None:
         self.table.flush()
+        advice = self._advice(view)
+        default = None  # the advised move once rolling: an announcement, or none
+        if isinstance(advice, Advice):
+            rolling = next((o for o in advice.options if o.action != "bank"), None)
+            if rolling is not None and rolling.action == "predict" and rolling.points in choices:
+                default = rolling.points
+        shown = "no prediction" if default is None else str(default)
         while True:
             answer = self._ask(f"Announce the points of your last two dice ({', '.join(map(str, choices))}), "
-                               f"or Enter for no prediction: ")
+                               f"0 for no prediction (Enter = {shown}; ? = advice; q = quit): ")
+            if answer == "?":
+                self._show_advice(view)
+                continue
             if answer == "":
+                return default
+            if answer == "0":
                 return None
-            if answer.isdigit() and int(answer) in choices:
+            if answer.isascii() and answer.isdigit() and int(answer) in choices:
                 return int(answer)
             self.table.say(f"  choose one of {', '.join(map(str, choices))}, or Enter")
 
@@ -334,7 +324,7 @@ def play_text(rules: Rules, players: Sequence[str], console: Console, *,
                 table.flush()
                 table.say(f"{name} thinks: {text}")
 
-            policies.append(OptimalTwoPlayerPolicy(table.result(), explain))
+            policies.append(bot_policy(table.result(), explain))
     game = Game(rules, policies, rng=rng, dice=dice)  # type: ignore[arg-type]
     table.game = game
     if len(players) > 2 and "bot" in players:

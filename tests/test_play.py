@@ -13,7 +13,7 @@ from cinqmille.advice import advise
 from cinqmille.cli import main
 from cinqmille.engine import Banked, Kept, Roll, TurnEnd, TurnStart, play_game
 from cinqmille.dice import faces_of
-from cinqmille.play import OptimalTwoPlayerPolicy, play_text
+from cinqmille.play import bot_policy, play_text
 from cinqmille.position import Position
 from cinqmille.rules import load_rules, rules_from_dict
 from cinqmille.solver import solve
@@ -45,7 +45,7 @@ def test_bot_keeps_and_banks_as_the_solver_says(tiny_rules_file: Path) -> None:
     result = solve(rules, "win")
     checked = 0
     for seed in range(12):
-        game = play_game(rules, [OptimalTwoPlayerPolicy(result), OptimalTwoPlayerPolicy(result)],
+        game = play_game(rules, [bot_policy(result), bot_policy(result)],
                          rng=np.random.default_rng(seed))
         scores = [0, 0]
         for event in game.events:

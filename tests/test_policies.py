@@ -10,11 +10,12 @@ from cinqmille.engine import GameView, new_player, play_game
 from cinqmille.errors import CinqmilleError
 from cinqmille.policies import parse_policy
 from cinqmille.policies.expected import ExpectedPolicy
-from cinqmille.policies.optimal import LastTurn, OptimalPolicy, build_table, optimal_table
+from cinqmille.policies.optimal import OptimalPolicy, build_table, optimal_table
 from cinqmille.position import Position
 from cinqmille.rules import load_rules, rules_from_dict
 from cinqmille.solver import solve
-from cinqmille.solver.kernel import build_keep_graph
+from cinqmille.solver.last_turn import LastTurn
+from cinqmille.solver.policy import last_turn_rows
 
 pytestmark = pytest.mark.usefixtures("session_cache")
 
@@ -29,23 +30,35 @@ def view(rules, me: int, opp: int, turn: int, dice: int, roll=None) -> GameView:
 
 
 @pytest.mark.parametrize("rules", [TINY, TINY_EXACT], ids=["reach", "exact"])
-def test_table_matches_turn_tables(rules) -> None:
-    """Every value and bank decision of the table equals the solver's `turn_table` for every pair."""
+def test_table_matches_one_pair_kernel_passes(rules) -> None:
+    """Every bank and roll value of the table equals a fresh kernel pass of its pair alone, and so do its decisions."""
     result = solve(rules, "win")
     table = build_table(result)
+    model, kernel, w = result.model, result.kernel, result.tables
     d = rules.dice
     for a in table.scores:
         for b in table.scores:
-            tt = result.turn_table(int(a) * 50, int(b) * 50)
-            cap = int(table.caps[table.index[a]])
-            t = np.arange(cap + 1)
-            rows = table.rows(np.full(len(t), table.pair(a, b)), t)
-            ref = np.array([[tt.at(int(x), m) for m in range(1, d + 1)] for x in t])
-            assert np.allclose(table.value[rows], ref, atol=1e-12, rtol=0)
-            ref_bank = np.array([[tt.bank[tt._row(int(x)), m - 1] >= tt.roll[tt._row(int(x)), m - 1]
-                                  for m in range(1, d + 1)] for x in t])
-            assert (table.bank[rows] == ref_bank).all()
-            assert table.value[rows[0], d - 1] == pytest.approx(result.values[a, b], abs=1e-12)
+            ss, aa, bb = np.array([0]), np.array([a]), np.array([b])
+            caps = model.caps(ss, aa)
+            bust = 1.0 - w[0, b, a]
+            bank = model.bank(ss, aa, bb, kernel.tpad_for(int(caps[0])) - 1, w)
+            _, _, ta, tb = kernel.run(aa, caps, bank, np.array([bust]), keep_table=True,
+                                      term_bank=model.terminal_bank(ss, aa, bb))
+            value = ta[0] + tb[0] * bust
+            roll = kernel.rolling(value, bust)
+            bank_v = bank.a[0] + bank.b[0] * bust
+            r = table.row(a, b)
+            t = np.arange(int(caps[0]) + 1)[:, None]
+            m = np.arange(1, d + 1)[None, :]
+            assert np.allclose(table.value(r, t, m), value[: len(t)], atol=1e-12, rtol=0)
+            assert np.allclose(table.roll(r, t, m), roll[: len(t)], atol=1e-12, rtol=0)
+            mine = table.bank(r, t, m)
+            assert ((mine == -np.inf) == (bank_v[: len(t)] == -np.inf)).all()
+            assert np.allclose(np.where(mine > -np.inf, mine, 0), np.where(mine > -np.inf, bank_v[: len(t)], 0),
+                               atol=1e-12, rtol=0)
+            clear = np.abs(bank_v[: len(t)] - roll[: len(t)]) > 1e-12
+            assert (table.banks(r, t, m) == (bank_v[: len(t)] >= roll[: len(t)]))[clear].all()
+            assert table.value(r, 0, d) == pytest.approx(w[0, a, b], abs=1e-12)
 
 
 def test_optimal_policy_takes_the_solvers_best_options() -> None:
@@ -86,15 +99,14 @@ def test_optimal_policy_takes_the_solvers_best_options() -> None:
 
 
 def test_last_turn_chances_are_exact() -> None:
-    """The last-round turn chances equal hand-computed facts: need 50 points under reach and exactly 50 under exact."""
-    reach = load_rules("standard")
-    g = build_keep_graph(reach)
-    last = LastTurn(reach, 4950, 4950, g)
-    assert last.at(0, 5) == pytest.approx(1 - 600 / 7776, abs=1e-12)
+    """The last-turn chances of the policy table equal hand-computed facts: need 50 points under reach, exactly 50 under exact."""
+    reach = rules_from_dict({"base": "standard", "last_round": True})
+    last = last_turn_rows(reach, LastTurn(reach), 4950 // 50, 4950 // 50)
+    assert last.value(0, 0, 5) == pytest.approx(1 - 600 / 7776, abs=1e-12)
     exact = rules_from_dict({"base": "standard", "end": "exact", "last_round": True})
-    last = LastTurn(exact, 4950, exact.goal, build_keep_graph(exact))
+    last = last_turn_rows(exact, LastTurn(exact), 4950 // 50, exact.goal // 50)
     # a single 5 must be kept and banked; any other keep overshoots; five 1s win at once
-    assert last.at(0, 5) == pytest.approx(1 - (5 / 6) ** 5 + 1 / 7776, abs=1e-12)
+    assert last.value(0, 0, 5) == pytest.approx(1 - (5 / 6) ** 5 + 1 / 7776, abs=1e-12)
 
 
 def test_expected_policy_reads_the_expected_table() -> None:
@@ -158,4 +170,4 @@ def test_table_is_cached_on_disk(session_cache) -> None:
     module._MEMO.clear()
     second = optimal_table(TINY)
     assert second is not first
-    assert np.array_equal(first.value, second.value) and np.array_equal(first.bank, second.bank)
+    assert np.array_equal(first.roll_v, second.roll_v) and np.array_equal(first.bank_v, second.bank_v)

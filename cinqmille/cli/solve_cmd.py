@@ -7,6 +7,7 @@ import click
 from ..parsing import WholeNumber
 from ..solver import OBJECTIVES, SolveResult, solve
 from ..solver.budget import MAX_BYTES, MAX_STATES, Limits
+from ..solver.n_player import MAX_PLAYERS
 from .common import emit_json, friendly_errors, json_option, resolve_rules, rules_option
 from .progress import progress_bar
 
@@ -24,8 +25,11 @@ def headline(result: SolveResult) -> dict:
         "assumptions": list(result.assumptions),
     }
     if result.objective == "win":
+        out["players"] = result.players
         out["first_player_win"] = result.first_player_win
-        out["second_player_win"] = 1.0 - result.first_player_win
+        out["win"] = list(result.win)
+        if result.players == 2:
+            out["second_player_win"] = result.win[1]
     elif result.objective == "expected":
         out["expected_turn_opened"] = float(result.values[1, 0, rules.dice - 1])
         out["expected_turn_not_opened"] = float(result.values[0, 0, rules.dice - 1])
@@ -38,6 +42,8 @@ def headline(result: SolveResult) -> dict:
 @rules_option
 @click.option("--objective", type=click.Choice(OBJECTIVES), default="win", show_default=True,
               help="win: chance to win a two-player game; expected: points of one turn; race: turns to the goal alone.")
+@click.option("--players", type=WholeNumber(2, MAX_PLAYERS), default=2, show_default=True,
+              help=f"Players at the table (2 to {MAX_PLAYERS}; the win objective).")
 @click.option("--no-cache", is_flag=True, help="Solve again even if a cached table exists (and do not write one).")
 @click.option("--max-states", type=WholeNumber(1), default=None, metavar="N",
               help=f"Refuse to solve beyond N turn states (default {MAX_STATES:,} or $CINQMILLE_MAX_STATES).")
@@ -45,22 +51,27 @@ def headline(result: SolveResult) -> dict:
               help=f"Refuse to solve beyond GIB GiB of memory (default {MAX_BYTES >> 30} or $CINQMILLE_MAX_MEMORY).")
 @json_option
 @friendly_errors
-def command(rules_spec: str, objective: str, no_cache: bool, max_states: int | None, max_memory: int | None,
-            as_json: bool) -> None:
+def command(rules_spec: str, objective: str, players: int, no_cache: bool, max_states: int | None,
+            max_memory: int | None, as_json: bool) -> None:
     """Solve a ruleset (or load it from the cache) and print its headline figures."""
     rules = resolve_rules(rules_spec)
     limits = Limits.from_env(max_states, max_memory)
     with progress_bar(f"Solving {rules.name} ({objective})") as update:
-        result = solve(rules, objective, progress=update, use_cache=not no_cache, limits=limits)  # type: ignore[arg-type]
+        result = solve(rules, objective, progress=update, use_cache=not no_cache, limits=limits,  # type: ignore[arg-type]
+                       players=players)
     data = headline(result)
     if as_json:
         emit_json(data)
         return
     click.echo(f"Ruleset '{rules.name}', objective '{objective}': {data['states']:,} states, "
                f"residual {data['residual']:.1e}, solved in {result.seconds:.1f} s (time of the original solve).")
-    if objective == "win":
+    if objective == "win" and result.players == 2:
         click.echo(f"First player wins {data['first_player_win']:.2%} of games with best play "
                    f"(second player {data['second_player_win']:.2%}).")
+    elif objective == "win":
+        seats = ", ".join(f"{name} {p:.2%}" for name, p in zip(("second", "third", "fourth"), result.win[1:]))
+        click.echo(f"With {result.players} players the first wins {result.first_player_win:.2%} of games "
+                   f"with best play ({seats}).")
     elif objective == "expected":
         click.echo(f"Best expected points of one turn: {data['expected_turn_opened']:.1f} when opened, "
                    f"{data['expected_turn_not_opened']:.1f} before opening (opening {rules.opening}).")

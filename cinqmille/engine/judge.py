@@ -1,8 +1,8 @@
-"""Pure rule judgements shared by the referee and the policies (one definition of each).
+"""Pure rule judgements shared by the referee and the policies.
 
-What a bank does to a score (final stretch, cap, rule of 50), whether banking is
-legal, whether a score reaches the goal, which predictions may be announced, and
-the per-ruleset keep lookup (a dict over the cached `legal_keeps`).
+What a bank does, whether it is legal, whether a score reaches the goal (thin
+calls of `cinqmille.rules.bank`, in points), which predictions may be announced,
+and the per-ruleset keep lookup (a dict over the cached `legal_keeps`).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Literal
 from ..dice import legal_keeps, rolls_of
 from ..dice.scoring import Counts, Keep
 from ..rules import Rules
+from ..rules.bank import KINDS
 
 BankKind = Literal["scored", "void", "fault"]
 
@@ -27,31 +28,19 @@ class BankOutcome:
 
 
 def bank_outcome(rules: Rules, score: int, turn: int) -> BankOutcome:
-    """The effect of banking `turn` points on banked `score` (legality is checked elsewhere)."""
-    new = score + turn
-    stretch = rules.final_stretch
-    if stretch is not None:
-        if score >= stretch.start and new < rules.goal:
-            return BankOutcome("void", score)
-        if stretch.cap and score < stretch.start < new < rules.goal:
-            new = stretch.start
-    if rules.rule_of_50 and new % 100 == 50:
-        return BankOutcome("fault", score)
-    return BankOutcome("scored", new)
+    """The effect of banking `turn` points on banked `score` (`BankRules.outcome`; legality is checked elsewhere)."""
+    kind, new, _ = rules.banking.outcome(score, turn)
+    return BankOutcome(KINDS[int(kind)], int(new))
 
 
 def bank_allowed(rules: Rules, score: int, turn: int, rolled: bool, full_hand: bool) -> bool:
     """Whether the player may bank now (RULES.md 1.6, 3, 4: a roll made, full hand, opening, min_bank)."""
-    if not rolled:
-        return False
-    if full_hand and not rules.can_bank_after_full_hand:
-        return False
-    return rules.can_bank(score, turn)
+    return rolled and bool(rules.banking.allowed(score, turn, rules.dice if full_hand else None))
 
 
 def reaches_goal(rules: Rules, score: int) -> bool:
     """Whether a banked score wins (or triggers the last round): `>= goal` or `== goal` under `exact`."""
-    return score == rules.goal if rules.end == "exact" else score >= rules.goal
+    return bool(rules.banking.reaches(score))
 
 
 def roll_points(keeps: tuple[Keep, ...]) -> int:

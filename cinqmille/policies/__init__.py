@@ -1,7 +1,8 @@
 """Players behind the engine's `Policy` protocol, and `parse_policy` for their text names.
 
-Known names: `threshold:T`, `threshold:T/K`, `cautious`, `random` (this package)
-and, once their modules exist, `optimal` and `expected`.
+Known names: `threshold:T`, `threshold:T/K`, `cautious`, `random` (this package),
+`optimal` (`optimal.py`: the solved policy table's decisions, the same as `advise`'s)
+and `expected` (`expected.py`).
 
 Hook for new policies: a module `cinqmille/policies/<name>.py` listed in
 `LATER` below that defines `make_policy(arg: str | None, rules, rng) -> Policy`

@@ -15,10 +15,11 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import CinqmilleError
-from ..policies.optimal import OptimalTable, optimal_table
+from ..policies.optimal import optimal_table
 from ..rules import Rules
 from ..solver import solve
 from ..solver.kernel import UNIT
+from ..solver.policy import PolicyTable
 
 DEFAULT_SITUATIONS: tuple[tuple[int, int], ...] = ((0, 0), (2000, 2000), (1000, 4000), (4000, 1000))
 
@@ -46,21 +47,13 @@ def _situations(rules: Rules, situations: Sequence[tuple[int, int]]) -> list[tup
     return out
 
 
-def bank_grid(table: OptimalTable, me: int, opp: int, max_points: int) -> np.ndarray:
-    """(dice, turn points / 50 + 1) codes: 0 bank not allowed, 1 roll, 2 bank."""
-    d = table.dice
-    t = np.arange(max_points // UNIT + 1)
-    pid = table.pair(me // UNIT, opp // UNIT)
-    rows = table.rows(np.full(len(t), pid), t)
-    bank = table.bank[rows]  # (T, D)
-    value = table.value[rows]
-    # banking allowed: the bank flag, or a roll chosen while a bank was possible; read the rules
-    from ..simulation.model import BankRules
-
-    br = BankRules.of(table.rules)
-    allowed = np.stack([br.allowed(np.full(len(t), me // UNIT), t, np.full(len(t), m)) for m in range(1, d + 1)], axis=1)
-    del value
-    codes = np.where(bank, 2, np.where(allowed, 1, 0))
+def bank_grid(table: PolicyTable, me: int, opp: int, max_points: int) -> np.ndarray:
+    """(dice, turn points / 50 + 1) codes: 0 bank not allowed, 1 roll, 2 bank (the table's decision)."""
+    t = np.arange(max_points // UNIT + 1)[:, None]
+    m = np.arange(1, table.dice + 1)[None, :]
+    r = table.row(me // UNIT, opp // UNIT)
+    allowed = table.bank(r, t, m) > -np.inf
+    codes = np.where(table.banks(r, t, m), 2, np.where(allowed, 1, 0))
     return codes.T
 
 
@@ -102,21 +95,15 @@ def plot_bank_regions(rules: Rules, path: Path, situations: Sequence[tuple[int, 
     return Path(path)
 
 
-def smallest_bank(table: OptimalTable, m: int) -> tuple[np.ndarray, np.ndarray]:
+def smallest_bank(table: PolicyTable, m: int) -> tuple[np.ndarray, np.ndarray]:
     """(scores in points, S x S array): the smallest turn total (points) banked with m dice, NaN if never."""
     s = len(table.scores)
     out = np.full((s, s), np.nan)
-    d = table.dice
     for ia in range(s):
-        cap = int(table.caps[ia])
-        base = table.offset[ia * s: (ia + 1) * s]  # rows of t = 0 for every b
-        rows = base[:, None] + np.arange(cap + 1)[None, :]
-        flags = table.bank[rows, m - 1]  # (S, cap+1)
-        flags[:, 0] = False
-        has = flags.any(axis=1)
-        first = flags.argmax(axis=1)
-        out[ia] = np.where(has, first * UNIT, np.nan)
-    del d
+        cap = int(table.mover_caps[ia])
+        r = table.row(table.scores[ia], table.scores)[:, None]  # every opponent score
+        flags = table.banks(r, np.arange(1, cap + 1)[None, :], m)  # (S, cap): turn points 50 .. cap
+        out[ia] = np.where(flags.any(axis=1), (flags.argmax(axis=1) + 1) * UNIT, np.nan)
     return table.scores * UNIT, out
 
 

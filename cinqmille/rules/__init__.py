@@ -1,5 +1,6 @@
 """The rule book as code: the `Rules` value, presets, TOML loading and validation."""
 
+from .bank import BankRules
 from .loading import (
     DEFAULT_RULES,
     PRESET_NAMES,
@@ -14,6 +15,6 @@ from .loading import (
 from .model import FinalStretch, Rules, ZeroTurns
 
 __all__ = [
-    "DEFAULT_RULES", "PRESET_NAMES", "FinalStretch", "Rules", "RulesError", "ZeroTurns",
+    "BankRules", "DEFAULT_RULES", "PRESET_NAMES", "FinalStretch", "Rules", "RulesError", "ZeroTurns",
     "content_key", "load_rules", "preset_descriptions", "rules_from_dict", "to_dict", "to_toml",
 ]

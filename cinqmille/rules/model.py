@@ -8,7 +8,10 @@ scoring tables, the engine and the solver read it for everything else.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal, Union
+
+from .bank import BankRules
 
 Multiples = Literal["additive", "linear", "doubling"]
 End = Literal["reach", "exact"]
@@ -104,10 +107,11 @@ class Rules:
             names.append(f"ties = {self.ties}")
         return tuple(names)
 
+    @cached_property
+    def banking(self) -> BankRules:
+        """The banking rules in real points (`cinqmille.rules.bank`)."""
+        return BankRules.of(self, unit=1)
+
     def can_bank(self, score: int, turn: int) -> bool:
         """Whether a player with banked `score` may bank `turn` points (opening, min_bank)."""
-        if turn <= 0:
-            return False
-        if score == 0 and self.opening > 0:
-            return turn >= self.opening
-        return turn >= self.min_bank
+        return bool(self.banking.allowed(score, turn))

@@ -1,10 +1,11 @@
-"""The game as arrays: roll sampling by roll class, and the banking rules applied to many games at once.
+"""The game as arrays: roll sampling by roll class for many games at once.
 
 Rolls are drawn from the solver's keep graph (`build_keep_graph`): rolls of n
 dice with the same set of keep outcomes ``(points, dice in hand after, instant
 win)`` form one class, whose probability is the sum of theirs; a simulated
 roll is one draw of a class (or a bust), which has exactly the distribution of
-the outcomes of a real roll. Every quantity is in units of 50 points.
+the outcomes of a real roll. Every quantity is in units of 50 points; the
+banking rules are `cinqmille.rules.bank.BankRules` (re-exported here).
 """
 
 from __future__ import annotations
@@ -15,10 +16,8 @@ from functools import lru_cache
 import numpy as np
 
 from ..rules import Rules
-from ..solver.kernel import UNIT, KeepGraph, build_keep_graph
-
-#: Kinds of a bank (same meaning as `engine.judge.BankOutcome.kind`).
-SCORED, VOID, FAULT = 0, 1, 2
+from ..rules.bank import SCORED, BankRules  # noqa: F401 (re-exported)
+from ..solver.kernel import KeepGraph, build_keep_graph
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,48 +95,3 @@ def roll_model(rules: Rules) -> RollModel:
     # the padding's slot index 0 below: the shifted search never lands before slot 0
     return RollModel(rules, g, cdf_a, np.array(slot, dtype=np.int64), cand, ok, units, nxt, win, size,
                      class_dice, heur, pref)
-
-
-@dataclass(frozen=True)
-class BankRules:
-    """The banking rules of RULES.md 1.6, 4 and 5 as integer parameters (units of 50)."""
-
-    dice: int
-    goal: int
-    opening: int
-    min_bank: int
-    exact: bool
-    full_bank: bool
-    stretch_start: int  # -1 when there is no final stretch
-    stretch_cap: bool
-    rule_of_50: bool
-
-    @classmethod
-    def of(cls, rules: Rules) -> "BankRules":
-        fs = rules.final_stretch
-        return cls(rules.dice, rules.goal // UNIT, rules.opening // UNIT, rules.min_bank // UNIT,
-                   rules.end == "exact", rules.can_bank_after_full_hand,
-                   -1 if fs is None else fs.start // UNIT, bool(fs and fs.cap), rules.rule_of_50)
-
-    def allowed(self, a: np.ndarray, t: np.ndarray, m: np.ndarray) -> np.ndarray:
-        """Whether a player with banked `a` may bank `t` after a keep that left `m` dice in hand."""
-        least = np.where(a == 0, self.opening, self.min_bank) if self.opening else np.full(np.shape(a), self.min_bank)
-        ok = (t > 0) & (t >= least)
-        if not self.full_bank:
-            ok &= m != self.dice
-        return ok
-
-    def outcome(self, a: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(kind, new score, wins) of banking `t` on `a` (see `engine.judge.bank_outcome`)."""
-        new = a + t
-        kind = np.zeros(np.shape(new), dtype=np.int8)
-        if self.stretch_start >= 0:
-            s = self.stretch_start
-            kind = np.where((a >= s) & (new < self.goal), VOID, kind).astype(np.int8)
-            if self.stretch_cap:
-                new = np.where((a < s) & (new > s) & (new < self.goal), s, new)
-        if self.rule_of_50:
-            kind = np.where((kind == SCORED) & (new % 2 == 1), FAULT, kind).astype(np.int8)
-        new = np.where(kind == SCORED, new, a)
-        wins = (kind == SCORED) & ((new == self.goal) if self.exact else (new >= self.goal))
-        return kind, new, wins

@@ -9,7 +9,7 @@ points `t` in units of 50, dice in hand `m`) and answers two questions:
     bank (True) or roll, asked after every keep that neither won nor overshot.
     The answer must be False where banking is not allowed.
 
-`optimal` reads the `OptimalTable`; `threshold`, `cautious` and `expected`
+`optimal` asks the policy table (`PolicyTable`); `threshold`, `cautious` and `expected`
 apply the rules of `cinqmille.policies` (the same guards: never bank a turn
 that scores nothing, always bank a turn that wins). `vector_policy(spec, rules)`
 parses a policy name; `random` has no vectorised form (the referee plays it).
@@ -24,9 +24,10 @@ import numpy as np
 from ..errors import CinqmilleError
 from ..policies import parse_policy
 from ..policies.heuristics import CautiousPolicy, ThresholdPolicy
-from ..policies.optimal import OptimalTable, optimal_table
+from ..policies.optimal import optimal_table
 from ..rules import Rules
 from ..solver.kernel import UNIT
+from ..solver.policy import PolicyTable, TurnRows, keep_order
 from .model import SCORED, BankRules, RollModel, roll_model
 
 
@@ -41,39 +42,60 @@ class VecPolicy(Protocol):
 
 
 class OptimalVec:
-    """`optimal`: the keep whose next state has the largest solved value; bank where the table says so."""
+    """`optimal`: the policy table's decisions (`cinqmille.solver.policy`) for arrays of games.
+
+    The keeps of each roll class are listed once in the table's tie-break order
+    (`keep_order`), so that `TurnRows.keep` picks the same keep as the engine
+    policy and the advice. Besides the two questions of the protocol it answers
+    the take-over and announcement questions; with `target` (units, one per
+    game) the games are in their last turn of a last round.
+    """
 
     name = "optimal"
 
-    def __init__(self, rules: Rules, table: OptimalTable | None = None):
+    def __init__(self, rules: Rules, table: PolicyTable | None = None):
         self.rules = rules
-        self.table = table if table is not None else optimal_table(rules)
+        self.table = (table if table is not None else optimal_table(rules)).complete()
         self.model = roll_model(rules)
-        tab, mod = self.table, self.model
-        d = rules.dice
-        self.d = d
-        self.s = len(tab.scores)
-        self.flat_value = tab.value.reshape(-1)
-        self.flat_bank = tab.bank.reshape(-1)
-        # per class and candidate: units, column (dice after - 1), instant win, padding
-        self.c_units = mod.units[mod.cand]
-        self.c_col = mod.next[mod.cand] - 1
-        self.c_fixed = np.where(mod.win[mod.cand], 2.0, np.where(mod.cand_ok, np.nan, -1.0))
-        self.c_free = np.isnan(self.c_fixed)
+        mod = self.model
+        # the candidate keeps of every class, in the tie-break order (padding last)
+        cand = mod.cand.copy()
+        ok = mod.cand_ok.copy()
+        for c in range(len(cand)):
+            ks = mod.cand[c, mod.cand_ok[c]]
+            order = keep_order(mod.units[ks], mod.next[ks], mod.win[ks])
+            cand[c, : len(ks)] = ks[order]
+        self.cand, self.cand_ok = cand, ok
+        self.c_units, self.c_next, self.c_win = mod.units[cand], mod.next[cand], mod.win[cand]
 
-    def _rows(self, pid: np.ndarray, t: np.ndarray) -> np.ndarray:
-        return self.table.rows(pid, t)
+    def _where(self, pid: np.ndarray, a: np.ndarray, target: np.ndarray | None) -> tuple[TurnRows, np.ndarray]:
+        if target is None:
+            return self.table, pid
+        return self.table.last_turns(a, target)
 
-    def keep(self, pid: np.ndarray, a: np.ndarray, t: np.ndarray, c: np.ndarray) -> np.ndarray:
-        t2 = t[:, None] + self.c_units[c]
-        rows = self._rows(pid[:, None], t2)
-        vals = self.flat_value[rows * self.d + self.c_col[c]]
-        vals = np.where(self.c_free[c], vals, self.c_fixed[c])
-        j = vals.argmax(axis=1)
-        return self.model.cand[c, j]
+    def keep(self, pid: np.ndarray, a: np.ndarray, t: np.ndarray, c: np.ndarray,
+             target: np.ndarray | None = None, doubled: np.ndarray | bool = False) -> np.ndarray:
+        block, r = self._where(pid, a, target)
+        units, left, win, ok = (np.take(x, c, axis=0) for x in (self.c_units, self.c_next, self.c_win, self.cand_ok))
+        j = block.keep(r, t, units, left, win, doubled, ok)
+        return self.cand[c, j]
 
-    def bank(self, pid: np.ndarray, a: np.ndarray, b: np.ndarray, t: np.ndarray, m: np.ndarray) -> np.ndarray:
-        return self.flat_bank[self._rows(pid, t) * self.d + (m - 1)]
+    def bank(self, pid: np.ndarray, a: np.ndarray, b: np.ndarray, t: np.ndarray, m: np.ndarray,
+             target: np.ndarray | None = None) -> np.ndarray:
+        block, r = self._where(pid, a, target)
+        return block.banks(r, t, m)
+
+    def take_over(self, pid: np.ndarray, a: np.ndarray, t: np.ndarray, m: np.ndarray,
+                  target: np.ndarray | None = None) -> np.ndarray:
+        """Take over the offered `t` units with `m` dice (True) or start afresh."""
+        block, r = self._where(pid, a, target)
+        return block.takes_over(r, t, m)
+
+    def announce(self, pid: np.ndarray, a: np.ndarray, t: np.ndarray,
+                 target: np.ndarray | None = None) -> np.ndarray:
+        """Points announced before rolling the last two dice (0: roll them plainly)."""
+        block, r = self._where(pid, a, target)
+        return block.announcement(r, t)
 
 
 class _GuardedVec:
@@ -91,9 +113,8 @@ class _GuardedVec:
         mod = self.model
         if not self.br.exact:
             return mod.heuristic_keep[c]
-        room = self.br.goal - a - t
         pref = mod.pref[c]
-        ok = mod.win[pref] | (self.p_units[c] <= room[:, None])
+        ok = mod.win[pref] | ~self.br.overshoots(a[:, None], t[:, None] + self.p_units[c])
         ok &= pref < len(mod.units) - 1
         j = np.where(ok.any(axis=1), ok.argmax(axis=1), 0)
         return pref[np.arange(len(c)), j]

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..rules import Rules
 from ..solver.grid import ScoreGrid
-from .model import SCORED, BankRules, roll_model
+from .model import SCORED, roll_model
 from .stats import BatchStats
 from .vecpolicies import VecPolicy
 
@@ -28,15 +28,14 @@ def play_batch(rules: Rules, policies: tuple[VecPolicy, VecPolicy], games: int,
                rng: np.random.Generator, max_steps: int = 1_000_000) -> BatchStats:
     """Play `games` two-player games (seat 0 starts) and return their statistics."""
     model = roll_model(rules)
-    br = BankRules.of(rules)
     grid = ScoreGrid.of(rules)
+    br = grid.bank
     d = rules.dice
     s = len(grid.scores)
     index = np.full(grid.goal + 1, -1, dtype=np.int64)
     index[grid.scores] = np.arange(s)
     same = policies[0] is policies[1]
     units, nxt, win = model.units, model.next, model.win
-    exact, goal = br.exact, br.goal
 
     gid = np.arange(games, dtype=np.int64)
     a = np.zeros(games, dtype=np.int64)
@@ -82,11 +81,9 @@ def play_batch(rules: Rules, policies: tuple[VecPolicy, VecPolicy], games: int,
         m[ok] = nxt[k]
         w_ok = win[k]
         won[ok] = w_ok
-        alive = ~w_ok
-        if exact:
-            over = a[ok] + t_ok > goal
-            ended[ok[over & alive]] = True
-            alive &= ~over
+        over = br.overshoots(a[ok], t_ok) & ~w_ok
+        ended[ok[over]] = True
+        alive = ~w_ok & ~over
         cont = ok[alive]
         # bank or roll
         if same:

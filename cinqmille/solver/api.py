@@ -15,6 +15,7 @@ from . import cache
 from .budget import Limits, check_budget
 from .grid import ScoreGrid
 from .kernel import TurnKernel
+from .n_player import MAX_PLAYERS, relaxations_n, solve_players
 from .objectives import EXPECTED_SPAN, expected_turn, race_turns
 from .result import Objective, SolveResult
 from .two_player import Progress, relaxations, solve_game
@@ -23,14 +24,29 @@ OBJECTIVES: tuple[str, ...] = ("win", "expected", "race")
 
 
 def compute(rules: Rules, objective: Objective = "win", progress: Progress | None = None,
-            tol: float = 1e-12) -> SolveResult:
-    """Solve `rules` for `objective` now (no cache)."""
+            tol: float = 1e-12, players: int = 2) -> SolveResult:
+    """Solve `rules` for `objective` now (no cache); `players` (2 or 3) for the `win` objective.
+
+    >>> from cinqmille.rules import rules_from_dict
+    >>> result = compute(rules_from_dict({"goal": 500, "opening": 150}))
+    >>> round(result.first_player_win, 6), result.exact
+    (0.61802, True)
+    >>> three = compute(rules_from_dict({"goal": 300, "opening": 100, "end": "exact"}), players=3)
+    >>> [round(x, 6) for x in three.win]
+    [0.52418, 0.301919, 0.173901]
+    """
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}; choose from {', '.join(OBJECTIVES)}")
+    check_players(objective, players)
     start = time.perf_counter()
-    relaxed = relaxations(rules)
+    relaxed = relaxations(rules) + (relaxations_n(rules, players) if players > 2 else ())
     offers = None
-    if objective == "win":
+    if objective == "win" and players > 2:
+        values, stats = solve_players(rules, players, tol=tol, progress=progress)
+        residual, states = stats.residual, stats.states
+        extra = {"levels": stats.levels, "passes": stats.passes}
+        notes = ()
+    elif objective == "win":
         values, offers, stats = solve_game(rules, tol=tol, progress=progress)
         residual, states = stats.residual, stats.states
         extra = {"levels": stats.levels, "passes": stats.passes}
@@ -51,11 +67,19 @@ def compute(rules: Rules, objective: Objective = "win", progress: Progress | Non
     return SolveResult(
         rules=rules, objective=objective, values=values, residual=float(residual), seconds=seconds,
         states=states, exact=not relaxed, assumptions=notes + relaxed, solver_version=cache.solver_version(),
-        extra=extra, offers=offers,
+        extra=extra, offers=offers, players=players,
     )
 
 
-def result_spec(rules: Rules, objective: str) -> cache.TableSpec:
+def check_players(objective: str, players: int) -> None:
+    """Refuse a table size the solver does not have (one line)."""
+    if not 2 <= players <= MAX_PLAYERS:
+        raise CinqmilleError(f"--players: the exact solver knows 2 to {MAX_PLAYERS} players, got {players}")
+    if players != 2 and objective != "win":
+        raise CinqmilleError(f"--players {players} is for the 'win' objective ('{objective}' has one player)")
+
+
+def result_spec(rules: Rules, objective: str, players: int = 2) -> cache.TableSpec:
     """What the cached table of `rules` for `objective` must hold: its arrays' shapes and value ranges."""
     d, grid = rules.dice, ScoreGrid.of(rules)
     g = grid.goal
@@ -74,13 +98,24 @@ def result_spec(rules: Rules, objective: str) -> cache.TableSpec:
             return None
 
         return cache.TableSpec.of(rules, "solve", objective, 1, {"values": ((g,), "float64")}, race_ok)
+    in_range = cache.bounded_check(0.0, 1.0)
+    if players > 2:
+        cells = np.ix_(*([valid] * players))
+
+        def seats_ok(arrays: Mapping[str, np.ndarray]) -> str | None:
+            w = arrays["values"][cells]
+            if not np.isfinite(w).all() or (w.sum(axis=-1) > 1.0 + 1e-9).any():
+                return "array 'values' is not a table of seat chances at every possible score"
+            return in_range(arrays)
+
+        return cache.TableSpec.of(rules, "solve", objective, players,
+                                  {"values": ((g,) * players + (players - 1,), "float64")}, seats_ok)
     seats = 2 if rules.last_round else 1
     shape = (seats, g, g) if seats == 2 else (g, g)
     arrays: dict[str, tuple[tuple[int, ...] | None, str]] = {"values": (shape, "float64")}
     if rules.take_over:
         arrays["offers"] = ((seats, g, g, g, d), "float64")
     pairs = valid[:, None] & valid[None, :]
-    in_range = cache.bounded_check(0.0, 1.0)
 
     def win_ok(arrays: Mapping[str, np.ndarray]) -> str | None:
         w = arrays["values"].reshape(seats, g, g)
@@ -102,7 +137,8 @@ def save(result: SolveResult, path: Path) -> None:
     arrays = {"values": result.values}
     if result.offers is not None:
         arrays["offers"] = result.offers
-    cache.save_npz(Path(path), arrays, meta, result_spec(result.rules, result.objective))
+    meta["players"] = result.players
+    cache.save_npz(Path(path), arrays, meta, result_spec(result.rules, result.objective, result.players))
 
 
 def _result(rules: Rules, arrays: dict[str, np.ndarray], meta: dict) -> SolveResult:
@@ -112,7 +148,7 @@ def _result(rules: Rules, arrays: dict[str, np.ndarray], meta: dict) -> SolveRes
             residual=float(meta["residual"]), seconds=float(meta["seconds"]), states=int(meta["states"]),
             exact=bool(meta["exact"]), assumptions=tuple(str(a) for a in meta["assumptions"]),
             solver_version=str(meta["solver_version"]), extra=dict(meta.get("extra", {})),
-            offers=arrays.get("offers"),
+            offers=arrays.get("offers"), players=int(meta.get("players", 2)),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise cache.CorruptTable(f"metadata incomplete ({exc.__class__.__name__}: {exc})") from None
@@ -124,7 +160,7 @@ def load(path: Path) -> SolveResult:
     _, meta = cache.load_npz(path)
     try:
         rules = cache.rules_from_meta(meta)
-        spec = result_spec(rules, str(meta["objective"]))
+        spec = result_spec(rules, str(meta["objective"]), int(meta.get("players", 2)))
     except (KeyError, TypeError, CinqmilleError) as exc:
         raise cache.CorruptTable(f"{path}: the ruleset in its metadata is not readable ({exc})") from None
     arrays, meta = cache.load_npz(path, spec)
@@ -132,7 +168,7 @@ def load(path: Path) -> SolveResult:
 
 
 def solve(rules: Rules | str | None = None, objective: Objective = "win", progress: Progress | None = None,
-          use_cache: bool = True, limits: Limits | None = None) -> SolveResult:
+          use_cache: bool = True, limits: Limits | None = None, players: int = 2) -> SolveResult:
     """The solved table of a ruleset: from the cache when it is there and sound, else solved and cached.
 
     A solve beyond `limits` (default `Limits.from_env()`) raises `TooLarge` before
@@ -141,13 +177,14 @@ def solve(rules: Rules | str | None = None, objective: Objective = "win", progre
     rules = load_rules(rules)
     if objective not in OBJECTIVES:
         raise CinqmilleError(f"unknown objective {objective!r}; choose from {', '.join(OBJECTIVES)}")
+    check_players(objective, players)
     if not use_cache:
-        check_budget(rules, objective, limits)
-        return compute(rules, objective, progress)
-    path = cache.cache_path(rules, objective)
+        check_budget(rules, objective, limits, players)
+        return compute(rules, objective, progress, players=players)
+    path = cache.cache_path(rules, objective, players)
     writable = True
     try:
-        found = cache.try_load(path, result_spec(rules, objective))
+        found = cache.try_load(path, result_spec(rules, objective, players))
     except cache.UnreadableTable:
         found, writable = None, False
     if found is not None:
@@ -155,8 +192,8 @@ def solve(rules: Rules | str | None = None, objective: Objective = "win", progre
             return _result(rules, *found)
         except cache.CorruptTable as exc:
             warnings.warn(f"{path}: {exc}; recomputing", stacklevel=2)
-    check_budget(rules, objective, limits)
-    result = compute(rules, objective, progress)
+    check_budget(rules, objective, limits, players)
+    result = compute(rules, objective, progress, players=players)
     if writable:
         try:
             save(result, path)

@@ -4,7 +4,7 @@
 `states` figure that `solve` reports, to within the last-round extension, which
 is bounded from above) and the peak memory of its arrays. `check_budget`
 refuses, in one line with the estimate and the limit, a solve beyond
-`Limits`: by default 100 million states (about 8 minutes) and 4 GiB, raised
+`Limits`: by default 200 million states (about 15 minutes) and 4 GiB, raised
 by `cinqmille solve --max-states/--max-memory` or the environment variables
 `CINQMILLE_MAX_STATES` and `CINQMILLE_MAX_MEMORY` (GiB).
 """
@@ -24,7 +24,7 @@ from .last_turn import SPAN
 from .objectives import EXPECTED_SPAN
 
 #: Default limits: turn states visited, and bytes of memory held by the solver's arrays.
-MAX_STATES = 100_000_000
+MAX_STATES = 200_000_000
 MAX_BYTES = 4 * 2**30
 #: Largest keep of any ruleset, in units (six 1s under doubling, 8000 points), bounding the padding.
 _PAD = 8000 // UNIT + 3
@@ -64,7 +64,7 @@ class Limits:
                    MAX_BYTES if memory_gib is None else int(memory_gib * 2**30))
 
 
-def estimate(rules: Rules, objective: str = "win") -> Estimate:
+def estimate(rules: Rules, objective: str = "win", players: int = 2) -> Estimate:
     """States and peak memory of solving `rules` for `objective` (an upper estimate)."""
     d = rules.dice
     grid = ScoreGrid.of(rules)
@@ -76,6 +76,13 @@ def estimate(rules: Rules, objective: str = "win") -> Estimate:
     if objective == "race":
         states = int((caps + 1).sum()) * d
         return Estimate(states, g * g * 8 + (int(caps.max()) + _PAD) * d * 8 * _WORK_ARRAYS)
+    if players > 2:
+        s = len(grid.scores)
+        states = s ** (players - 1) * int((caps + 1).sum()) * d
+        tables = g ** players * (players - 1) * 8
+        level = s ** (players - 1)  # rows of the largest level, at most
+        work = level * (int(caps.max()) + _PAD) * d * 8 * _WORK_ARRAYS * players
+        return Estimate(states, tables + work)
     seats = 2 if rules.last_round else 1
     ext = SPAN // 2 if rules.last_round and rules.end == "reach" else 0
     s = len(grid.scores)
@@ -86,15 +93,15 @@ def estimate(rules: Rules, objective: str = "win") -> Estimate:
     return Estimate(states, tables + offers + work)
 
 
-def check_budget(rules: Rules, objective: str = "win", limits: Limits | None = None) -> Estimate:
+def check_budget(rules: Rules, objective: str = "win", limits: Limits | None = None, players: int = 2) -> Estimate:
     """The estimate of a solve; raise `TooLarge` when it is beyond `limits`."""
     limits = limits or Limits.from_env()
-    est = estimate(rules, objective)
+    est = estimate(rules, objective, players)
     if est.states > limits.states:
-        raise TooLarge(f"'{rules.name}' ({objective}) would visit about {est.states:,} turn states, above the limit "
+        raise TooLarge(f"'{rules.name}' ({objective}, {players} players) would visit about {est.states:,} turn states, above the limit "
                        f"of {limits.states:,}; raise it with --max-states or CINQMILLE_MAX_STATES if you mean it")
     if est.bytes > limits.bytes:
-        raise TooLarge(f"'{rules.name}' ({objective}) would need about {est.bytes / 2**30:,.1f} GiB of memory, above "
+        raise TooLarge(f"'{rules.name}' ({objective}, {players} players) would need about {est.bytes / 2**30:,.1f} GiB of memory, above "
                        f"the limit of {limits.bytes / 2**30:,.1f} GiB; raise it with --max-memory or "
                        "CINQMILLE_MAX_MEMORY (GiB) if you mean it")
     return est

@@ -85,10 +85,11 @@ def cache_dir() -> Path:
     return Path(base) / "cinqmille"
 
 
-def cache_path(rules: Rules, objective: str) -> Path:
-    """Where the table of `rules` for `objective` is cached."""
+def cache_path(rules: Rules, objective: str, players: int = 2) -> Path:
+    """Where the table of `rules` for `objective` (and `players` other than 2) is cached."""
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in rules.name)[:40]
-    return cache_dir() / f"{safe}-{objective}-{content_key(rules)}-{solver_version()}.npz"
+    kind = objective if players == 2 else f"{objective}{players}p"
+    return cache_dir() / f"{safe}-{kind}-{content_key(rules)}-{solver_version()}.npz"
 
 
 def prune_stale(path: Path) -> int:

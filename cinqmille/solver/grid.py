@@ -8,7 +8,9 @@ from typing import Callable
 import numpy as np
 
 from ..rules import Rules
-from .kernel import UNIT, BankTable
+from ..rules.bank import SCORED, BankRules
+from .kernel import NEG, BankTable
+from .seats import pass_dice
 
 
 @dataclass(frozen=True, eq=False)
@@ -16,35 +18,31 @@ class ScoreGrid:
     """Scores below the goal: 0 (not opened when there is an opening) and the opened ones."""
 
     rules: Rules
-    goal: int  # units
-    opening: int  # units
-    min_bank: int  # units
+    bank: BankRules  # in units of 50
     scores: np.ndarray  # sorted valid scores (units)
 
     @classmethod
     def of(cls, rules: Rules) -> "ScoreGrid":
-        goal, opening = rules.goal // UNIT, rules.opening // UNIT
-        lowest = max(opening, 1)
-        scores = np.array([0] + list(range(lowest, goal)), dtype=np.int64)
-        return cls(rules, goal, opening, rules.min_bank // UNIT, scores)
+        br = BankRules.of(rules)
+        return cls(rules, br, np.array([0] + list(range(max(br.opening, 1), br.goal)), dtype=np.int64))
+
+    @property
+    def goal(self) -> int:
+        """The goal in units."""
+        return self.bank.goal
 
     def valid(self, score_units: int) -> bool:
         """Whether a banked score (units) can occur below the goal."""
-        return score_units == 0 or max(self.opening, 1) <= score_units < self.goal
+        return score_units == 0 or max(self.bank.opening, 1) <= score_units < self.goal
 
     def cap(self, a: np.ndarray) -> np.ndarray:
         """First turn total (units) from which the pair's turn states are terminal (see TurnKernel)."""
         a = np.asarray(a, dtype=np.int64)
-        if self.rules.end == "exact":
-            return self.goal - a
-        cap = np.maximum(self.goal - a, max(self.min_bank, 1))
-        if self.opening:
-            cap = np.where(a == 0, np.maximum(cap, self.opening), cap)
-        return cap
+        return self.goal - a if self.bank.exact else np.maximum(self.goal - a, self.bank.least(a))
 
     def opened(self, score: np.ndarray) -> np.ndarray:
         """Whether a player with this banked score (units) has opened."""
-        return (np.asarray(score) > 0) | (self.opening == 0)
+        return self.bank.opened(np.asarray(score))
 
     def bank_table(self, a: np.ndarray, b: np.ndarray, tmax: int, start_value: np.ndarray,
                    win_value: float = 1.0, offer: np.ndarray | None = None,
@@ -58,53 +56,60 @@ class ScoreGrid:
         `goal_value(b, new, t, m)`, the first player's value in a last round); a
         fault or a stop short counts as a bust (B = 1).
         """
-        rules, d = self.rules, self.rules.dice
+        br, d = self.bank, self.bank.dice
         a = np.asarray(a, dtype=np.int64)[:, None]
-        b = np.asarray(b, dtype=np.int64)[:, None]
         t = np.arange(tmax + 1, dtype=np.int64)[None, :]
-        new = a + t
-        allowed = np.broadcast_to(t >= np.maximum(self.min_bank, 1), new.shape).copy()
-        if self.opening:
-            allowed = np.where(a == 0, t >= self.opening, allowed)
-        fault = np.zeros(new.shape, dtype=bool)
-        fs = rules.final_stretch
-        if fs is not None:
-            start = fs.start // UNIT
-            fault |= (a >= start) & (new < self.goal)  # stopping short counts for nothing
-            if fs.cap:
-                new = np.where((a < start) & (new > start) & (new < self.goal), start, new)
-        if rules.rule_of_50:
-            fault |= (new % 2) == 1
-        if rules.end == "exact":
-            allowed &= new <= self.goal
-        win = allowed & (new >= self.goal) & ~fault
-        ordinary = allowed & ~fault & ~win
-        shape3 = new.shape + (d,)
-        a_val = np.full(shape3, -np.inf)
-        b_val = np.zeros(shape3)
-        rows, cols = np.nonzero(ordinary)
-        bb = np.broadcast_to(b, new.shape)[rows, cols]
-        nn = new[rows, cols]
-        base = 1.0 - start_value[bb, nn]
+        m = np.arange(1, d + 1)
+        kind, new, wins = br.outcome(a, t)
+        can = br.allowed(a, t) & ~br.overshoots(a, t)  # then the dice in hand decide (below)
+        b = np.broadcast_to(np.asarray(b, dtype=np.int64)[:, None], new.shape)
+        a_val = np.full(new.shape + (d,), NEG)
+        b_val = np.zeros(new.shape + (d,))
+        bust = can & (kind != SCORED)  # a fault or a stop short: worth a bust
+        a_val[bust], b_val[bust] = 0.0, 1.0
+        rows, cols = np.nonzero(can & (kind == SCORED) & ~wins)
+        bb, nn = b[rows, cols], new[rows, cols]
+        a_val[rows, cols] = (1.0 - start_value[bb, nn])[:, None]
         if offer is not None:
-            m = np.arange(1, d + 1)
-            taker = self.opened(bb)
-            tt = np.minimum(cols, offer.shape[2] - 1)
-            offered = 1.0 - offer[bb[:, None], nn[:, None], tt[:, None], m[None, :] - 1]
-            a_val[rows, cols] = np.where(taker[:, None], offered, base[:, None])
-        else:
-            a_val[rows, cols] = base[:, None]
-        wr, wc = np.nonzero(win)
-        if goal_value is not None and len(wr):
-            m = np.arange(1, d + 1)[None, :]
-            a_val[wr, wc] = goal_value(np.broadcast_to(b, new.shape)[wr, wc][:, None], new[wr, wc][:, None],
-                                       wc[:, None], m)
-        else:
-            a_val[wr, wc] = win_value
-        faulty = allowed & fault
-        a_val[faulty] = 0.0
-        b_val[faulty] = 1.0
-        if not rules.can_bank_after_full_hand:
-            a_val[:, :, d - 1] = -np.inf
-            b_val[:, :, d - 1] = 0.0
+            offered = 1.0 - offer[bb[:, None], nn[:, None], np.minimum(cols, offer.shape[2] - 1)[:, None], m - 1]
+            a_val[rows, cols] = np.where(self.opened(bb)[:, None], offered, a_val[rows, cols])
+        wr, wc = np.nonzero(can & wins)
+        a_val[wr, wc] = win_value if goal_value is None else goal_value(b[wr, wc][:, None], new[wr, wc][:, None],
+                                                                        wc[:, None], m[None, :])
+        hand = br.hand_ok(m)
+        a_val[..., ~hand], b_val[..., ~hand] = NEG, 0.0
+        return BankTable(a_val, b_val)
+
+    def seat_bank_table(self, a: np.ndarray, others: np.ndarray, tmax: int, start_value: np.ndarray,
+                        win_value: float = 1.0) -> BankTable:
+        """`bank_table` for n players: values of every seat but the last, shape (P, T, D, n - 1).
+
+        `others[p]` are the scores after the mover's, in playing order;
+        `start_value[scores..., j]` the stored seat values of every turn start
+        (`seats`). An ordinary bank passes the dice to ``(others..., new)``
+        (`pass_dice`), a winning bank is worth `win_value` to the mover and 0 to
+        the others, a fault or a stop short counts as a bust (B = 1).
+        """
+        br, d = self.bank, self.bank.dice
+        a = np.asarray(a, dtype=np.int64)[:, None]
+        t = np.arange(tmax + 1, dtype=np.int64)[None, :]
+        m = np.arange(1, d + 1)
+        kind, new, wins = br.outcome(a, t)
+        can = br.allowed(a, t) & ~br.overshoots(a, t)
+        seats = others.shape[1]
+        a_val = np.zeros(new.shape + (d, seats))
+        a_val[..., 0] = NEG
+        b_val = np.zeros(new.shape + (d,))
+        bust = can & (kind != SCORED)
+        a_val[bust], b_val[bust] = 0.0, 1.0
+        rows, cols = np.nonzero(can & (kind == SCORED) & ~wins)
+        nxt = tuple(others[rows, j] for j in range(seats)) + (new[rows, cols],)
+        a_val[rows, cols] = pass_dice(start_value[nxt])[:, None, :]
+        wr, wc = np.nonzero(can & wins)
+        a_val[wr, wc] = 0.0
+        a_val[wr, wc, :, 0] = win_value
+        hand = br.hand_ok(m)
+        a_val[:, :, ~hand] = 0.0
+        a_val[:, :, ~hand, 0] = NEG
+        b_val[:, :, ~hand] = 0.0
         return BankTable(a_val, b_val)

@@ -18,8 +18,8 @@ import numpy as np
 
 from ..dice import dice_tables
 from ..rules import Rules
+from ..rules.bank import UNIT, BankRules
 
-UNIT = 50
 NEG = -np.inf
 
 
@@ -95,8 +95,9 @@ class Prediction:
     Before rolling two dice the player may announce `v` (one of `choices`, in
     units): if the roll's best keep scores exactly `v`, he keeps as he likes and
     the turn points are doubled, ``t' = 2 (t + p_k)``; otherwise the turn is a
-    bust. `prob[c, j]` is the probability of two-dice class c when it scores
-    `choices[j]`.
+    bust. `class_prob[c, j]` is the probability of two-dice class c when it
+    scores `choices[j]`, `bust_prob[j]` that of a wrong announcement: a
+    `KeepGraph`'s layout with announcements for columns, so `backup` reads both.
     """
 
     choices: np.ndarray  # (V,) announced points, units
@@ -105,7 +106,8 @@ class Prediction:
     keep_win: np.ndarray
     keep_class: np.ndarray  # (K2,) local class index
     class_start: np.ndarray  # (C2,)
-    prob: np.ndarray  # (C2, V)
+    class_prob: np.ndarray  # (C2, V)
+    bust_prob: np.ndarray  # (V,)
 
     @classmethod
     def of(cls, graph: KeepGraph) -> "Prediction":
@@ -125,22 +127,10 @@ class Prediction:
             prob[j, int(np.searchsorted(choices, best[j]))] = graph.class_prob[c, 1]
         return cls(choices, np.array(units, dtype=np.int64), np.array(nxt, dtype=np.int64),
                    np.array(win, dtype=bool), np.array(local, dtype=np.int64), np.array(starts, dtype=np.int64),
-                   prob)
-
+                   prob, 1.0 - prob.sum(axis=0))
     def targets(self, t: np.ndarray | int) -> np.ndarray:
         """Turn units after a right prediction and each keep, from turn units `t`: (..., K2)."""
         return 2 * (np.asarray(t)[..., None] + self.keep_units)
-
-    def values(self, a_flat: np.ndarray, b_flat: np.ndarray, idx: np.ndarray,
-               l0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(A, B) of announcing each choice, shape (rows, V), from successor slots `idx` (K2,)."""
-        ag = a_flat[:, idx]
-        bg = b_flat[:, idx]
-        vg = ag + bg * l0[:, None]
-        best = np.maximum.reduceat(vg, self.class_start, axis=1)
-        chosen_b = np.maximum.reduceat(np.where(vg >= best[:, self.keep_class], bg, NEG), self.class_start, axis=1)
-        chosen_a = best - chosen_b * l0[:, None]
-        return chosen_a @ self.prob, chosen_b @ self.prob + (1.0 - self.prob.sum(axis=0))[None, :]
 
 
 def fold_slots(target: np.ndarray, next_dice: np.ndarray, d: int, last: int, period: int, exact: bool,
@@ -153,23 +143,51 @@ def fold_slots(target: np.ndarray, next_dice: np.ndarray, d: int, last: int, per
     return idx
 
 
-def roll_values(graph: KeepGraph, a_flat: np.ndarray, b_flat: np.ndarray, idx: np.ndarray,
-                l0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Value of rolling n = 1..D dice, as (A, B) of shape (rows, D), from successor slots `idx`.
+def backup(classes: "KeepGraph | Prediction", a: np.ndarray, bust=0.0, b: np.ndarray | None = None,
+           l0: np.ndarray | None = None):
+    r"""The Bellman backup of a roll, written once: the best keep of each roll class, weighted by its chance.
 
-    For each roll class the best keep is chosen at `L = l0`; the class's (A, B)
-    are those of that keep. Also returns the chosen value of every class (rows, C).
+    ``Roll[..., n] = sum_c class_prob[c, n] max_{k in c} a[..., k] + bust_prob[n] bust``,
+    where `a[..., k]` is the value after keep k (gathered by the caller) and `n`
+    the dice rolled (or, for a `Prediction`, the announcement). `bust` broadcasts
+    against ``a[..., 0]``. Affine form (with `b`): keep k is worth ``a + b L``, a
+    bust ``L``; each class's keep is chosen at ``L = l0`` (one per row) and the
+    result is the pair (A, B) of shape (rows, n).
     """
-    ag = a_flat[:, idx]
-    bg = b_flat[:, idx]
-    vg = ag + bg * l0[:, None]
-    best = np.maximum.reduceat(vg, graph.class_start, axis=1)
-    chosen_b = np.maximum.reduceat(np.where(vg >= best[:, graph.keep_class], bg, NEG),
-                                   graph.class_start, axis=1)
+    if b is None:
+        return (np.maximum.reduceat(a, classes.class_start, axis=-1) @ classes.class_prob
+                + classes.bust_prob * np.asarray(bust)[..., None])
+    if a.ndim == 3:  # seat values: a[row, keep, j] for the seats j after the mover's
+        return _backup_seats(classes, a, b, l0)
+    v = a + b * l0[:, None]
+    best = np.maximum.reduceat(v, classes.class_start, axis=1)
+    chosen_b = np.maximum.reduceat(np.where(v >= best[:, classes.keep_class], b, NEG), classes.class_start, axis=1)
     chosen_a = best - chosen_b * l0[:, None]
-    roll_a = chosen_a @ graph.class_prob
-    roll_b = chosen_b @ graph.class_prob + graph.bust_prob[None, :]
-    return roll_a, roll_b, best
+    return chosen_a @ classes.class_prob, chosen_b @ classes.class_prob + classes.bust_prob
+
+
+#: Values this close are a tie for the player to move (docs/solver.md, "Ties").
+TIE = 1e-12
+
+
+def _backup_seats(classes: "KeepGraph | Prediction", a: np.ndarray, b: np.ndarray,
+                  l0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`backup`'s affine form for a vector of seat values ``a[row, keep, j]`` (j = 0: the mover's).
+
+    The mover chooses by his own value ``a[..., 0] + b l0``; among keeps within
+    `TIE` of the best, the last of its class (classes list their keeps by points,
+    then dice in hand, ascending): the most points, then the most dice. The other
+    seats' values are those of the chosen keep.
+    """
+    v = a[..., 0] + b * l0[:, None]
+    best = np.maximum.reduceat(v, classes.class_start, axis=1)
+    pos = np.broadcast_to(np.arange(v.shape[1]), v.shape)
+    chosen = np.maximum.reduceat(np.where(v >= best[:, classes.keep_class] - TIE, pos, -1), classes.class_start, axis=1)
+    rows = np.arange(len(v))[:, None]
+    r, c, j = len(v), chosen.shape[1], a.shape[2]
+    chosen_a = a[rows, chosen].transpose(0, 2, 1).reshape(r * j, c)  # one matrix product for every seat
+    roll_a = (chosen_a @ classes.class_prob).reshape(r, j, -1).transpose(0, 2, 1)
+    return roll_a, b[rows, chosen] @ classes.class_prob + classes.bust_prob
 
 
 def roll_table(graph: KeepGraph, value: np.ndarray, bust, win_value: float, period: int,
@@ -191,16 +209,13 @@ def roll_table(graph: KeepGraph, value: np.ndarray, bust, win_value: float, peri
     target = t[:, None] + graph.keep_units[None, :]
     idx = fold_slots(target, graph.keep_next[None, :], d, tpad - 1, period, exact, bust_slot)
     idx[:, graph.keep_win] = win_slot
-    best = np.maximum.reduceat(flat[:, idx], graph.class_start, axis=2)
-    out = best @ graph.class_prob + graph.bust_prob[None, None, :] * busts[:, None, None]
+    out = backup(graph, flat[:, idx], busts[:, None])
     out = out[0] if single else out
     if prediction is None:
         return out
     pidx = fold_slots(prediction.targets(t), prediction.keep_next[None, :], d, tpad - 1, period, exact, bust_slot)
     pidx[:, prediction.keep_win] = win_slot
-    gathered = flat[:, pidx]  # (P, T, K2)
-    pbest = np.maximum.reduceat(gathered, prediction.class_start, axis=2)
-    pred = pbest @ prediction.prob + (1.0 - prediction.prob.sum(axis=0))[None, None, :] * busts[:, None, None]
+    pred = backup(prediction, flat[:, pidx], busts[:, None])
     return out, (pred[0] if single else pred)
 
 
@@ -226,11 +241,15 @@ class TurnKernel:
         self.win_value = win_value  # value of a won game: 1 for win chances, 0 turns left for the race
         self.graph = graph or build_keep_graph(rules)
         self.d = rules.dice
-        self.exact = rules.end == "exact"
-        self.period = 2 if rules.rule_of_50 else 1
-        self.full_bank = rules.can_bank_after_full_hand
+        self.bank = BankRules.of(rules)
+        self.exact = self.bank.exact
+        self.period = self.bank.period
         g = self.graph
         self.prediction = Prediction.of(g) if rules.prediction and rules.dice >= 2 else None
+        par = np.arange(self.period)[:, None]
+        fault = np.broadcast_to(self.bank.fault(par), par.shape)
+        ok = self.bank.hand_ok(np.arange(1, self.d + 1))[None, :]
+        self._terminal_bank = (np.where(ok, np.where(fault, 0.0, win_value), NEG), np.where(ok & fault, 1.0, 0.0))
         # terminal sub-model (reach only): states (parity, m), successors by parity shift
         if not self.exact:
             nterm = self.period * self.d
@@ -263,18 +282,12 @@ class TurnKernel:
         return tmax + self.graph.max_units + self.period + 1
 
     def terminal_bank(self, p: int) -> tuple[np.ndarray, np.ndarray]:
-        """Default (A, B) of banking past the cap, shape (P, period, D): a win, a fault, or not allowed."""
-        d, per = self.d, self.period
-        bank_a = np.full((per, d), self.win_value)
-        bank_b = np.zeros((per, d))
-        if not self.full_bank:
-            bank_a[:, d - 1] = NEG
-        if per == 2:
-            # parity 1: the new score would end in 50: a bank is a fault (worth a bust)
-            ok = bank_a[1] > NEG
-            bank_a[1, ok] = 0.0
-            bank_b[1, ok] = 1.0
-        return np.broadcast_to(bank_a, (p, per, d)), np.broadcast_to(bank_b, (p, per, d))
+        """Default (A, B) of banking past the cap, shape (P, period, D): a win, a fault, or not allowed.
+
+        Indexed by the new score modulo `period`: under the rule of 50 an odd one
+        is a fault (worth a bust); a full hand that must be rolled cannot be banked.
+        """
+        return tuple(np.broadcast_to(x, (p,) + x.shape) for x in self._terminal_bank)
 
     def terminal(self, scores: np.ndarray, l0: np.ndarray, bank: tuple[np.ndarray, np.ndarray] | None = None,
                  iterations: int = 400) -> tuple[np.ndarray, np.ndarray]:
@@ -301,7 +314,8 @@ class TurnKernel:
         new_b = np.empty((p, per, d))
         for _ in range(iterations):
             for par in range(per):
-                ra, rb, _ = roll_values(self.graph, ta, tb, self.term_idx[par], l0)
+                idx = self.term_idx[par]
+                ra, rb = backup(self.graph, ta[:, idx], b=tb[:, idx], l0=l0)
                 take_bank = (bank_a[:, par] + bank_b[:, par] * l0[:, None]) >= ra + rb * l0[:, None]
                 new_a[:, par] = np.where(take_bank, bank_a[:, par], ra)
                 new_b[:, par] = np.where(take_bank, bank_b[:, par], rb)
@@ -327,29 +341,33 @@ class TurnKernel:
         """
         d = self.d
         p = len(scores)
+        seats = bank.a.shape[3:]  # () for the mover's value alone, (J,) for a vector of seat values
         tmax = int(caps.max()) if p else 0
         tpad = self.tpad_for(tmax)
         size = self.flat_size(tpad)
         win_slot, bust_slot = size - 2, size - 1
-        a = np.empty((p, tpad, d))
+        a = np.zeros((p, tpad, d) + seats)
+        a0 = a if not seats else a[..., 0]  # the mover's value; the others' are 0 past the cap and at a win
         b = np.empty((p, tpad, d))
-        # fill padding (terminal) layers
+        # fill padding (terminal) layers: a win for the mover or a bust
         layers = np.arange(tpad)
         past = layers[None, :] >= caps[:, None] + (1 if self.exact else 0)  # (P, Tpad)
         if self.exact:
-            a[past] = 0.0
+            a0[past] = 0.0
             b[past] = 1.0
         else:
             term_a, term_b = self.terminal(scores, l0, term_bank)
             par = (scores[:, None] + layers[None, :]) % self.period
             rows = np.broadcast_to(np.arange(p)[:, None], par.shape)
-            a[past] = term_a[rows[past], par[past]]
+            a0[past] = term_a[rows[past], par[past]]
             b[past] = term_b[rows[past], par[past]]
-        a_flat = np.empty((p, size))
+        a_flat = np.zeros((p, size) + seats)
         b_flat = np.empty((p, size))
-        a_flat[:, : tpad * d] = a.reshape(p, -1)
+        a_flat[:, : tpad * d] = a.reshape((p, -1) + seats)
         b_flat[:, : tpad * d] = b.reshape(p, -1)
-        a_flat[:, win_slot], b_flat[:, win_slot] = self.win_value, 0.0
+        a_flat[:, win_slot] = 0.0
+        (a_flat[:, win_slot] if not seats else a_flat[:, win_slot, 0])[...] = self.win_value
+        b_flat[:, win_slot] = 0.0
         a_flat[:, bust_slot], b_flat[:, bust_slot] = 0.0, 1.0
         g = self.graph
         base = g.keep_units * d + (g.keep_next - 1)
@@ -365,29 +383,33 @@ class TurnKernel:
             idx[g.keep_win] = win_slot
             av, bv = a_flat[:k], b_flat[:k]
             lk = l0[:k]
-            ra, rb, _ = roll_values(g, av, bv, idx, lk)
+            ra, rb = backup(g, av[:, idx], b=bv[:, idx], l0=lk)
             if self.prediction is not None:
                 pr = self.prediction
                 pidx = fold_slots(pr.targets(t), pr.keep_next, d, tpad - 1, self.period, self.exact, bust_slot)
                 pidx[pr.keep_win] = win_slot
-                pa, pb = pr.values(av, bv, pidx, lk)
-                pv = pa + pb * lk[:, None]
+                pa, pb = backup(pr, av[:, pidx], b=bv[:, pidx], l0=lk)
+                pv = (pa if not seats else pa[..., 0]) + pb * lk[:, None]
                 j = np.argmax(pv, axis=1)
                 rows_k = np.arange(k)
-                better = pv[rows_k, j] > ra[:, 1] + rb[:, 1] * lk
-                ra[:, 1] = np.where(better, pa[rows_k, j], ra[:, 1])
+                plain = (ra[:, 1] if not seats else ra[:, 1, 0]) + rb[:, 1] * lk
+                better = pv[rows_k, j] > plain + (TIE if seats else 0.0)
+                ra[:, 1] = np.where(better if not seats else better[:, None], pa[rows_k, j], ra[:, 1])
                 rb[:, 1] = np.where(better, pb[rows_k, j], rb[:, 1])
             ba = bank.a[:k, t]
             bb = bank.b[:k, t]
-            take_bank = (ba + bb * lk[:, None]) >= (ra + rb * lk[:, None])
+            if seats:  # ties go to banking: a bank within TIE of rolling is taken
+                take_bank = (ba[..., 0] + bb * lk[:, None]) >= (ra[..., 0] + rb * lk[:, None]) - TIE
+            else:
+                take_bank = (ba + bb * lk[:, None]) >= (ra + rb * lk[:, None])
             if rolls_out is not None:
                 rolls_out[0][:k, t] = ra
                 rolls_out[1][:k, t] = rb
             sl = slice(t * d, (t + 1) * d)
-            a_flat[:k, sl] = np.where(take_bank, ba, ra)
+            a_flat[:k, sl] = np.where(take_bank[..., None] if seats else take_bank, ba, ra)
             b_flat[:k, sl] = np.where(take_bank, bb, rb)
         start = (d - 1)
         if keep_table:
             return (a_flat[:, start], b_flat[:, start],
-                    a_flat[:, : tpad * d].reshape(p, tpad, d), b_flat[:, : tpad * d].reshape(p, tpad, d))
+                    a_flat[:, : tpad * d].reshape((p, tpad, d) + seats), b_flat[:, : tpad * d].reshape(p, tpad, d))
         return a_flat[:, start], b_flat[:, start], None, None

@@ -15,6 +15,8 @@ score): one table ``U[c, r, m]`` per parity class ``c`` serves every ``b`` and
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..rules import Rules
@@ -31,13 +33,19 @@ class LastTurn:
 
     def __init__(self, rules: Rules, kernel: TurnKernel | None = None, span: int = SPAN):
         self.rules = rules
+        if rules.prediction:
+            # a doubled turn depends on the points set aside, not only on what is still needed:
+            # the last turn is valued without announcements (a stated relaxation, `relaxations`)
+            kernel = TurnKernel(replace(rules, prediction=False))
         self.kernel = kernel or TurnKernel(rules)
         self.grid = ScoreGrid.of(rules)
-        self.exact = rules.end == "exact"
+        self.bank = self.grid.bank
+        self.exact = self.bank.exact
         self.period = self.kernel.period
         self.span = span
         d = rules.dice
         classes = 1 if self.exact else self.period
+        term_a, term_b = self.kernel.terminal_bank(1)  # a bank at the threshold wins (1), or is a fault
         self.value = []
         self.roll = []
         for c in range(classes):
@@ -45,12 +53,7 @@ class LastTurn:
             score = (c - span) % self.period
             bank_a = np.full((1, span + 1, d), NEG)
             bank_b = np.zeros((1, span + 1, d))
-            fault = (not self.exact) and self.period == 2 and (score + span) % 2 == 1
-            bank_a[0, span] = 0.0 if fault else 1.0
-            bank_b[0, span] = 1.0 if fault else 0.0
-            if not rules.can_bank_after_full_hand:
-                bank_a[0, span, d - 1] = NEG
-                bank_b[0, span, d - 1] = 0.0
+            bank_a[0, span], bank_b[0, span] = term_a[0, c], term_b[0, c]
             _, _, ta, tb = self.kernel.run(np.array([score]), np.array([span]), BankTable(bank_a, bank_b),
                                            np.zeros(1), keep_table=True)
             value = ta[0] + tb[0] * 0.0
@@ -59,11 +62,7 @@ class LastTurn:
 
     def lowest_bank(self, b: np.ndarray) -> np.ndarray:
         """Smallest turn (units) a player with score `b` may bank."""
-        grid = self.grid
-        low = np.full(np.shape(b), max(grid.min_bank, 1))
-        if grid.opening:
-            low = np.where(np.asarray(b) == 0, max(grid.opening, 1), low)
-        return low
+        return self.bank.least(np.asarray(b))
 
     def _lookup(self, table: list[np.ndarray], c: np.ndarray, r: np.ndarray, m: np.ndarray) -> np.ndarray:
         """U[c, r, m] for arrays (r = turn units still needed; r <= 0 is the success region)."""
@@ -89,10 +88,9 @@ class LastTurn:
         """
         b = np.asarray(b, dtype=np.int64)
         new = np.asarray(new, dtype=np.int64)
-        goal = self.grid.goal
         low = self.lowest_bank(b)
         if self.exact:
-            thr = goal - b
+            thr = self.grid.goal - b
             possible = thr >= low
             c = np.zeros_like(thr)
         else:
@@ -103,12 +101,9 @@ class LastTurn:
         fresh = np.where(possible, self._lookup(self.value, c, thr, np.full(thr.shape, d)), 0.0)
         if offer_t is None or not self.rules.take_over:
             return fresh
-        opened = (b > 0) | (self.grid.opening == 0)
         offer_t = np.asarray(offer_t, dtype=np.int64)
         take = self._lookup(self.roll, c, thr - offer_t, np.asarray(offer_m, dtype=np.int64))
-        if self.exact:
-            take = np.where(b + offer_t > goal, 0.0, take)
-        take = np.where(possible & opened, take, 0.0)
+        take = np.where(possible & self.bank.opened(b) & ~self.bank.overshoots(b, offer_t), take, 0.0)
         return np.maximum(fresh, take)
 
     def plateau(self, c: np.ndarray, m: np.ndarray) -> np.ndarray:

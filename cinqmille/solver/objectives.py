@@ -21,8 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..rules import Rules
+from ..rules.bank import UNIT, BankRules
 from .grid import ScoreGrid
-from .kernel import UNIT, KeepGraph, TurnKernel, build_keep_graph
+from .kernel import KeepGraph, TurnKernel, backup, build_keep_graph
 
 EXPECTED_SPAN = 4
 
@@ -30,34 +31,23 @@ EXPECTED_SPAN = 4
 def expected_turn(rules: Rules, graph: KeepGraph | None = None) -> np.ndarray:
     """``E[opened, t, m-1]`` in points: the best expected points of the rest of a turn."""
     g = graph or build_keep_graph(rules)
+    br = BankRules.of(rules)
     d = rules.dice
-    top = EXPECTED_SPAN * rules.goal // UNIT
+    top = EXPECTED_SPAN * br.goal
     tpad = top + g.max_units + 1
     out = np.zeros((2, top + 1, d))
     t_all = np.arange(tpad)
-    full_bank = rules.can_bank_after_full_hand
-    win_points = float(rules.goal)
-    for opened in (0, 1):
-        least = rules.min_bank // UNIT if opened else rules.opening // UNIT
-        least = max(least, 1)
-        value = np.zeros((tpad, d))
+    m = np.arange(1, d + 1)
+    idx_base = g.keep_units * d + (g.keep_next - 1)
+    for opened in (0, 1):  # banked 0 (not opened, if there is an opening) or one unit
+        allowed = br.allowed(opened, t_all[:, None], m)
         # past the span: bank at once (a must-roll full hand is rolled once, then banked)
-        value[:] = (t_all * UNIT)[:, None]
-        if not full_bank:
-            value[:, d - 1] *= 1.0 - g.bust_prob[d - 1]
-        idx_base = g.keep_units * d + (g.keep_next - 1)
+        value = np.repeat((t_all * float(UNIT))[:, None], d, axis=1)
+        value[:, ~br.hand_ok(m)] *= 1.0 - g.bust_prob[d - 1]
         for t in range(top, -1, -1):
-            flat = value.reshape(-1)
-            gathered = flat[idx_base + t * d]
-            gathered = np.where(g.keep_win, (t * UNIT) + win_points, gathered)
-            best = np.maximum.reduceat(gathered, g.class_start)
-            roll = best @ g.class_prob
-            bank = np.full(d, -np.inf)
-            if t >= least:
-                bank[:] = t * UNIT
-                if not full_bank and t > 0:
-                    bank[d - 1] = -np.inf
-            value[t] = np.maximum(bank, roll)
+            gathered = np.where(g.keep_win, t * UNIT + float(rules.goal), value.reshape(-1)[idx_base + t * d])
+            roll = backup(g, gathered)  # a bust is worth 0
+            value[t] = np.where(allowed[t], np.maximum(t * UNIT, roll), roll)
         out[opened] = value[: top + 1]
     return out
 

@@ -1,9 +1,11 @@
 """The immutable result of a solve, and every question it answers without solving again.
 
 A `SolveResult` for the `win` objective stores the turn-start table
-``W[a, b]``. Every other value follows from it exactly: the turn of one pair
-``(a, b)`` is one backward pass of the kernel with the bust value
-``L = 1 - W[b, a]`` and the bank values read from ``W``; no iteration is needed.
+``W[a, b]``. Every other value follows from it exactly: the turns of a score
+``a`` against a few scores ``b`` at a time are one backward pass of the kernel
+with the bust values ``L = 1 - W[b, a]`` and the bank values read from ``W``;
+no iteration is needed. Those passes fill the result's `policy`
+(`solver.policy.PolicyTable`), from which every per-state answer here is read.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ from typing import Literal
 
 import numpy as np
 
-from ..dice import counts_of, dice_tables, faces_of
 from ..position import Position, PositionError
 from ..rules import Rules
 from .grid import ScoreGrid
 from .kernel import UNIT, TurnKernel
+from .policy import PolicyTable, TurnRows, TurnTable, keep_choices, ranking
+from .seats import every_seat
 from .turns import GameModel
 
 Objective = Literal["win", "expected", "race"]
@@ -40,37 +43,6 @@ class Option:
 
 
 @dataclass(frozen=True, eq=False)
-class TurnTable:
-    """Values of every turn state of one score pair: ``V[t, m-1]`` for t in units of 50."""
-
-    me: int
-    opp: int
-    value: np.ndarray  # (Tpad, D) optimal value
-    bank: np.ndarray  # (Tpad, D) value of banking (-inf where not allowed)
-    roll: np.ndarray  # (Tpad, D) value of rolling the dice in hand (with the best announcement, if any)
-    bust: float  # value of a bust
-    period: int  # layers past the cap repeat with this period
-    cap: int  # units; from here on states are terminal (reach) or overshoots (exact)
-    exact_end: bool
-    plain_roll: np.ndarray | None = None  # prediction: (Tpad, D) value of rolling without announcing
-    predict: np.ndarray | None = None  # prediction: (Tpad, V) value of announcing each of `choices`
-    choices: tuple[int, ...] = ()  # prediction: the announcements, in points
-
-    def at(self, turn_units: int, m: int) -> float:
-        """Optimal value with `turn_units` set aside and m dice in hand."""
-        return float(self.value[self._row(turn_units), m - 1])
-
-    def _row(self, t: int) -> int:
-        last = self.value.shape[0] - 1
-        if t <= last:
-            return t
-        if self.exact_end:
-            return last  # overshoot rows are all worth a bust
-        # past the cap every state repeats with the period (rule of 50 parity)
-        return last - (t - last) % self.period
-
-
-@dataclass(frozen=True, eq=False)
 class SolveResult:
     """An immutable solve: values, ruleset, residual, timing; answers any position's question."""
 
@@ -85,6 +57,7 @@ class SolveResult:
     solver_version: str
     extra: dict = field(default_factory=dict)
     offers: np.ndarray | None = None  # take_over: offers[seat, a, b, t, m-1], the value of being offered (t, m)
+    players: int = 2  # 3: values are W[a, b, c, j], the chances of seats j = 0, 1 in playing order from the mover
 
     # -- the win objective ---------------------------------------------------------
     @cached_property
@@ -116,8 +89,21 @@ class SolveResult:
     @property
     def first_player_win(self) -> float:
         """Chance that the first player wins from the start of the game."""
+        return self.win[0]
+
+    @property
+    def win(self) -> tuple[float, ...]:
+        """Each seat's chance to win from the start of the game, first seat first."""
         self._need("win")
-        return float(self.tables[0, 0, 0])
+        if self.players > 2:
+            return tuple(float(x) for x in every_seat(self.values[(0,) * self.players]))
+        return tuple(float(x) for x in every_seat(self.tables[0, 0, 0:1]))
+
+    @cached_property
+    def policy(self) -> PolicyTable:
+        """The policy table of this result (`solver.policy`): every turn state's values and every decision."""
+        self._need("win")
+        return PolicyTable.of(self)
 
     def win_at_start(self, me: int, opp: int, seat: int = 0, offer: tuple[int, int] | None = None) -> float:
         """Chance to win for the player about to start a turn, with banked `me` against `opp`.
@@ -127,17 +113,14 @@ class SolveResult:
         """
         self._need("win")
         fresh = float(self.tables[self._seat(seat), me // UNIT, opp // UNIT])
-        if offer is None or not self.rules.take_over or not self.grid.opened(me // UNIT):
+        if offer is None or not self.rules.take_over or not self.grid.opened(np.asarray(me // UNIT)):
             return fresh
         return max(fresh, self.take_over_value(me, opp, offer, seat))
 
     def take_over_value(self, me: int, opp: int, offer: tuple[int, int], seat: int = 0) -> float:
         """Chance to win when taking over `offer` = (turn points, dice): rolling those dice from those points."""
-        points, dice = offer
-        if self.rules.end == "exact" and me + points > self.rules.goal:
-            return 1.0 - float(self.tables[int(self.model.other(np.array(self._seat(seat)))), opp // UNIT, me // UNIT])
-        table = self.turn_table(me, opp, seat)
-        return float(table.roll[table._row(points // UNIT), dice - 1])
+        block, r = self.policy.spot(me, opp, self._seat(seat))
+        return float(block.roll(r, offer[0] // UNIT, offer[1]))
 
     def _seat(self, seat: int) -> int:
         if seat not in (0, 1) or seat >= self.seats:
@@ -147,71 +130,22 @@ class SolveResult:
         return seat
 
     def turn_table(self, me: int, opp: int, seat: int = 0) -> TurnTable:
-        """Every turn state of the pair (me, opp), exactly, from the stored values."""
+        """Every turn state of the pair (me, opp), read from the policy table."""
         self._need("win")
-        return self._turn_table(me // UNIT, opp // UNIT, self._seat(seat))
-
-    def _turn_table(self, a: int, b: int, seat: int = 0) -> TurnTable:
-        cache = self.__dict__.setdefault("_tables", {})
-        if (seat, a, b) in cache:
-            return cache[(seat, a, b)]
-        model, kernel = self.model, self.kernel
-        w = self.tables
-        ss, aa, bb = np.array([seat]), np.array([a]), np.array([b])
-        caps = model.caps(ss, aa)
-        bust = 1.0 - float(w[int(model.other(ss)[0]), b, a])
-        l0 = np.array([bust])
-        tpad = kernel.tpad_for(int(caps.max()))
-        bank = model.bank(ss, aa, bb, tpad - 1, w)
-        _, _, ta, tb = kernel.run(aa, caps, bank, l0, keep_table=True, term_bank=model.terminal_bank(ss, aa, bb))
-        value = ta[0] + tb[0] * bust
-        bank_v = bank.a[0] + bank.b[0] * bust
-        plain, predict = kernel.roll_tables(value, bust)
-        roll_v = kernel.rolling(value, bust)
-        choices = () if kernel.prediction is None else tuple(int(c) * UNIT for c in kernel.prediction.choices)
-        table = TurnTable(a * UNIT, b * UNIT, value, bank_v, roll_v, bust, kernel.period,
-                          int(caps[0]), self.rules.end == "exact",
-                          plain if predict is not None else None, predict, choices)
-        if len(cache) > 256:
-            cache.clear()
-        cache[(seat, a, b)] = table
-        return table
+        return self.policy.pair_table(me, opp, self._seat(seat))
 
     def last_turn_table(self, me: int, target: int) -> TurnTable:
         """Every state of my last turn of a last round, the opponent having finished on `target` points."""
         self._need("win")
-        last = self.model.last
-        if last is None:
+        if not self.rules.last_round:
             raise PositionError(f"'{self.rules.name}' has no last round")
-        rules, grid, d = self.rules, self.grid, self.rules.dice
-        a, target_u = me // UNIT, target // UNIT
-        low = int(last.lowest_bank(np.array(a)))
-        if last.exact:
-            thr, c, possible = grid.goal - a, 0, grid.goal - a >= low
-            tpad = thr + 2  # the last row is an overshoot
-        else:
-            thr = max(target_u - a + 1, low)
-            c, possible = (a + thr) % last.period, True
-            tpad = thr + self.kernel.graph.max_units + last.period + 1
-        t = np.arange(tpad)[:, None]
-        m = np.arange(1, d + 1)[None, :]
-        shape = (tpad, d)
-        cc = np.full(shape, c)
-        value = last._lookup(last.value, cc, thr - t, m) if possible else np.zeros(shape)
-        roll = last._lookup(last.roll, cc, thr - t, m) if possible else np.zeros(shape)
-        value, roll = np.broadcast_to(value, shape).copy(), np.broadcast_to(roll, shape).copy()
-        tt = np.broadcast_to(t, shape)
-        can = np.vectorize(lambda x: rules.can_bank(me, int(x) * UNIT))(tt)
-        if not rules.can_bank_after_full_hand:
-            can[:, d - 1] = False
-        new = a + tt
-        success = (new == grid.goal) if last.exact else (new > target_u)
-        if rules.rule_of_50:
-            success &= new % 2 == 0
-        bank = np.where(can, np.where(success & possible, 1.0, 0.0), -np.inf)
-        if last.exact:
-            value[-1], roll[-1], bank[-1] = 0.0, 0.0, -np.inf
-        return TurnTable(me, target, value, bank, roll, 0.0, last.period, thr, last.exact)
+        return self.policy.last_turn_table(me, target)
+
+    def spot(self, position: Position) -> tuple[TurnRows, int]:
+        """(block, row) of the policy table that a position is read from (my last turn when `target` is set)."""
+        self._need("win")
+        seat = self._seat(position.seat) if position.target is None else 1
+        return self.policy.spot(position.me, position.opp, seat, position.target)
 
     def table_for(self, position: Position) -> TurnTable:
         """The turn table a position is read from (my last turn when `position.target` is set)."""
@@ -225,66 +159,34 @@ class SolveResult:
         position.validate(self.rules)
         if position.offer is None:
             raise PositionError("no take-over offer given")
-        points, dice = position.offer
-        table = self.table_for(position)
-        fresh = float(table.value[0, self.rules.dice - 1])
-        if self.rules.end == "exact" and position.me + points > self.rules.goal:
-            take = table.bust
-        else:
-            take = float(table.roll[table._row(points // UNIT), dice - 1])
-        options = [Option(win=take, action="take_over"), Option(win=fresh, action="start")]
-        return sorted(options, key=lambda o: (-o.win, o.action != "start"))
+        block, r = self.spot(position)
+        values = block.offer_values(r, position.offer[0] // UNIT, position.offer[1])
+        actions = ("start", "take_over")  # the tie-break order
+        return [Option(win=float(values[j]), action=actions[j]) for j in ranking(values)]
 
     def bank_or_roll(self, position: Position) -> list[Option]:
         """Options of a bank-or-roll decision, best first (bank only when allowed)."""
         self._need("win")
         rules = self.rules
         position.validate(rules)
-        m = position.hand(rules)
         if position.turn == 0:
             raise PositionError("with no turn points set aside the only move is to roll (give --turn)")
-        table = self.table_for(position)
-        row = table._row(position.turn // UNIT)
-        options = [Option(win=float(table.roll[row, m - 1]), action="roll")]
-        bank = float(table.bank[row, m - 1])
-        if bank > -np.inf:
-            options.append(Option(win=bank, action="bank"))
-        return sorted(options, key=lambda o: (-o.win, o.action != "bank"))  # a tie goes to banking
+        block, r = self.spot(position)
+        t, m = position.turn // UNIT, position.hand(rules)
+        values = np.array([block.bank(r, t, m), block.roll(r, t, m)])
+        actions = ("bank", "roll")  # the tie-break order
+        return [Option(win=float(values[j]), action=actions[j]) for j in ranking(values) if values[j] > -np.inf]
 
     def keep_options(self, position: Position, roll: str | tuple[int, ...]) -> list[Option]:
         """Every legal keep of a roll, with its value and the best action after it, best first."""
         self._need("win")
-        rules = self.rules
-        position.validate(rules)
-        faces = parse_faces(roll, rules)
-        m_roll = len(faces)
-        if position.dice is not None and position.dice != m_roll:
-            raise PositionError(f"the roll has {m_roll} dice but {position.dice} are in hand")
-        table = self.table_for(position)
-        t0 = position.turn // UNIT
-        counts = counts_of(faces)
-        keeps = dice_tables(rules)[m_roll]
-        r = keeps.roll_index(counts)
-        options = []
-        for k in keeps.keeps_of(r):
-            kept = faces_of(tuple(int(x) for x in keeps.keep_dice[k]))
-            points = int(keeps.keep_points[k])
-            left = int(keeps.keep_left[k]) or rules.dice
-            if keeps.keep_win[k]:
-                options.append(Option(win=self.kernel.win_value, keep=kept, points=points, then="win"))
-                continue
-            t = t0 + points // UNIT
-            if rules.end == "exact" and position.me + t * UNIT > rules.goal:
-                options.append(Option(win=table.bust, keep=kept, points=points, then="bust"))
-                continue
-            row = table._row(t)
-            bank = float(table.bank[row, left - 1])
-            roll_v = float(table.roll[row, left - 1])
-            then = "bank" if bank >= roll_v else "roll"
-            options.append(Option(win=max(bank, roll_v), keep=kept, points=points, then=then))
-        if not options:
-            return []
-        return sorted(options, key=lambda o: (-o.win, -(o.points or 0)))
+        position.validate(self.rules)
+        faces = parse_faces(roll, self.rules)
+        if position.dice is not None and position.dice != len(faces):
+            raise PositionError(f"the roll has {len(faces)} dice but {position.dice} are in hand")
+        block, r = self.spot(position)
+        return [Option(win=k.win, keep=k.keep, points=k.points, then=k.then)
+                for k in keep_choices(block, r, position.turn, faces)]
 
     def _need(self, objective: str) -> None:
         if self.objective != objective:

@@ -72,7 +72,7 @@ class GameModel:
 
     def terminal_bank(self, seat: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """(A, B) of banking past the cap per row, or None when every such bank simply wins."""
-        if self.last is None or self.rules.end == "exact":
+        if self.last is None or self.kernel.exact:
             return None
         k, d, per = self.kernel, self.rules.dice, self.kernel.period
         bank_a, bank_b = (x.copy() for x in k.terminal_bank(len(a)))

@@ -78,7 +78,10 @@ are terminal past that, with bank values ``1 - Q`` in place of 1.
 roll is then worth ``sum_{r: score(r) = v} P(r) max_k V(a, b, 2 (t + p_k), m_k)
 + (1 - P(v)) L`` and ``Roll(a, b, t, 2)`` takes the best of rolling plainly
 and every announcement (``Prediction``). Doubling only raises ``t``, so a turn
-is still one backward pass.
+is still one backward pass. With a last round the last turn is valued without
+announcements (a doubled turn depends on the points set aside, not only on
+the points still needed, so the one-table-for-every-target `LastTurn` does not
+apply): a stated relaxation.
 
 Rules that need a score history (crosses, struck-out scores, knock-back and
 deadly ties, ``zero_turns`` to ``previous``) and ``zero_turns`` counters
@@ -122,6 +125,8 @@ def relaxations(rules: Rules) -> tuple[str, ...]:
         out.append("zero_turns: scoreless-turn counters are not in the state; solved as if the rule were off")
     if rules.prediction and rules.rule_of_50:
         out.append("prediction with the rule of 50: announcements past the goal are not considered")
+    if rules.prediction and rules.last_round:
+        out.append("prediction with a last round: the last turn is played without announcing")
     return tuple(out)
 
 

@@ -1,0 +1,99 @@
+"""The rules of a bank and of an overshoot, written once (RULES.md 1.6, 3, 4 and 5).
+
+`BankRules` holds a ruleset's banking parameters as integers in one unit: real
+points (``unit = 1``: the referee, through `Rules.banking`) or the solver's and
+the simulator's units of 50 (`UNIT`). Each judgement is written with operators
+that plain ints and bools and numpy arrays share (``x ^ True`` is "not x";
+``y + (x - y) * c`` picks x where c): it answers for one state, at the speed
+of plain Python, and for arrays of states alike, broadcasting its arguments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .model import Rules
+
+#: Points per unit of the solver and the simulator (every score is a multiple of 50).
+UNIT = 50
+#: Kinds of a bank: the turn is scored, void (a final-stretch player stopped short), a fault (rule of 50).
+SCORED, VOID, FAULT = 0, 1, 2
+KINDS = ("scored", "void", "fault")
+
+
+@dataclass(frozen=True)
+class BankRules:
+    """When a player may bank, what the bank does to his score, and when a keep overshoots."""
+
+    unit: int
+    dice: int
+    goal: int
+    opening: int  # 0: every player counts as opened
+    min_bank: int  # the smallest bank once opened: at least 1 (a bank must score)
+    exact: bool
+    full_bank: bool  # a full hand may be banked (hot_dice optional and all_scoring_roll free)
+    stretch_start: int  # -1 without a final stretch
+    stretch_cap: bool
+    rule_of_50: bool
+
+    @classmethod
+    def of(cls, rules: Rules, unit: int = UNIT) -> "BankRules":
+        """The banking rules of `rules` counted in `unit` points (1 for real points)."""
+        fs = rules.final_stretch
+        return cls(unit, rules.dice, rules.goal // unit, rules.opening // unit, max(rules.min_bank // unit, 1),
+                   rules.end == "exact", rules.can_bank_after_full_hand,
+                   -1 if fs is None else fs.start // unit, bool(fs and fs.cap), rules.rule_of_50)
+
+    @property
+    def period(self) -> int:
+        """Scores this far apart (in units) are alike for the rule of 50 (1 without it)."""
+        return 100 // self.unit if self.rule_of_50 else 1
+
+    def opened(self, a):
+        """Whether a player with banked `a` has opened (always, when there is no opening)."""
+        return (a > 0) | (self.opening == 0)
+
+    def least(self, a):
+        """The smallest turn a player with banked `a` may bank: the opening until opened, then min_bank (> 0)."""
+        return self.min_bank + (self.opening - self.min_bank) * (self.opened(a) ^ True)
+
+    def hand_ok(self, m):
+        """Whether a bank is allowed with `m` dice in hand: a full hand must be rolled unless `full_bank`."""
+        return self.full_bank | (m != self.dice)
+
+    def allowed(self, a, t, m=None):
+        """Whether a player with banked `a` may bank `t` turn points with `m` dice in hand (None: not a full hand)."""
+        ok = t >= self.least(a)
+        return ok if m is None else ok & self.hand_ok(m)
+
+    def overshoots(self, a, t):
+        """Whether turn points `t` on banked `a` pass the goal under `exact`: the keep that got there is a bust."""
+        return self.exact & (a + t > self.goal)
+
+    def fault(self, new):
+        """Rule of 50: a bank that would leave the score `new` ending in 50 points is a fault (False without it)."""
+        return self.rule_of_50 and new * self.unit % 100 == 50
+
+    def reaches(self, score):
+        """Whether a banked score wins (or starts the last round): `>= goal`, or `== goal` under `exact`."""
+        return (score == self.goal) if self.exact else (score >= self.goal)
+
+    def outcome(self, a, t):
+        """(kind, new score, wins) of banking `t` on `a`; the score stays `a` unless the kind is SCORED.
+
+        A final-stretch player (``a >= start``) who stops short of the goal makes
+        the turn VOID; with the cap, a bank from below `start` to above it that
+        does not reach the goal leaves exactly `start`; then a score ending in 50
+        is a FAULT under the rule of 50. Legality is `allowed`'s question.
+        """
+        new = a + t
+        s, short = self.stretch_start, new < self.goal
+        void = (s >= 0) & (a >= s) & short
+        if self.stretch_cap:
+            new = new + (s - new) * ((a < s) & (new > s) & short)
+        fault = self.fault(new) & (void ^ True)
+        scored = (void | fault) ^ True
+        new = a + (new - a) * scored
+        return VOID * void + FAULT * fault, new, scored & self.reaches(new)  # SCORED is 0

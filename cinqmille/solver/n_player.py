@@ -1,0 +1,194 @@
+r"""The exact win-maximising solver for three players or more.
+
+Model
+=====
+Points in units of 50. A turn start is the banked scores in playing order
+from the player to move, ``s = (a, b, c)`` for three players; its value is the
+vector ``V(s)`` of each seat's chance to win, in that order (the mover first).
+Tables store the first ``n - 1`` seats; the last is ``1 - sum`` (`seats`).
+
+A bank of ``t`` moves to ``(b, c, a')`` (``a'`` the score after the bank:
+final stretch and its cap as `BankRules.outcome` says), a bust (or a void bank,
+or a rule-of-50 fault) to ``(b, c, a)``, a winning bank or an instant win ends
+the game for the mover: ``e_0 = (1, 0, 0)``. Seen from ``s``, a state the dice
+passed to is worth ``P V`` with ``P`` the rotation that puts the passer last
+(`pass_dice`). Within a turn, for the bust vector ``L(s) = P V(b, c, a)``:
+
+.. math::
+
+    V(s,t,m) &= \operatorname{pick}\big(\mathrm{Bank}(s,t,m),\ \mathrm{Roll}(s,t,m)\big)\\
+    \mathrm{Roll}(s,t,m) &= P_\mathrm{bust}(m)\,L(s)
+        + \sum_{r} P(r)\, \operatorname{pick}_{k \in K(r)} V(s,t+p_k,m_k)\\
+    \mathrm{Bank}(s,t,m) &= P\,V(b, c, a') \quad (e_0 \text{ when } a' \text{ wins})\\
+    V(s) &= \mathrm{Roll}(s,0,D)
+
+where ``pick`` takes the option with the largest mover's value, and among
+options within ``TIE = 1e-12`` of it: bank before roll; among keeps, more
+points, then more dice in hand (the other seats' values are those of the
+option picked). Everything else (opening, ``min_bank``, full hands, exact end)
+is as for two players (`two_player`).
+
+How it is solved
+================
+A bank raises the sum of the scores, so turn starts are solved level by level
+in decreasing sum. A bust rotates the scores: ``s -> (b, c, a) -> (c, a, b) ->
+s``, a cycle of three (one when ``a = b = c``) inside a level. For a fixed
+policy a turn is affine in its bust vector: ``V(s) = A(s) + B(s) L(s)``, with
+``B`` the chance the turn ends in a bust (the same for every seat) and ``A``
+the rest (`TurnKernel.run` with seat values). Going round the cycle
+``s_0 = s, s_{j+1} = (b, c, a)`` of ``s_j`` (``n`` steps, ``P^n = I``):
+
+.. math::  V(s_0) = \frac{\sum_{j<n} \big(\prod_{i<j} B(s_i)\big) P^j A(s_j)}{1 - \prod_{i<n} B(s_i)}
+
+the exact fixed point for that policy: a Newton (policy-iteration) step,
+repeated with the policy re-chosen until the Bellman residual of every seat is
+below ``tol`` (1e-12), as for two players. Two players are the case ``n = 2``
+of the same equations (``P V = 1 - W``), solved by `two_player` with its extra
+rules (last round, take-over).
+
+What three players do not have yet: the last round and take-over offers are
+solved as if off, and the history rules as for two players (`relaxations`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..rules import Rules
+from .grid import ScoreGrid
+from .kernel import BankTable, TurnKernel
+from .seats import every_seat, rotate
+from .two_player import LevelStats, Progress
+
+#: Largest table size solved: players allowed by the solver.
+MAX_PLAYERS = 3
+
+
+def relaxations_n(rules: Rules, players: int) -> tuple[str, ...]:
+    """What the n-player solver assumes away beyond the two-player relaxations."""
+    out = []
+    if rules.last_round:
+        out.append(f"last_round: not yet solved for {players} players; solved as if the rule were off")
+    if rules.take_over:
+        out.append(f"take_over: not yet solved for {players} players; solved as if the rule were off")
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """The turn starts of one level (a sum of scores), sorted by the mover's cap, descending."""
+
+    rows: np.ndarray  # (P, n) scores in playing order from the mover, units
+    caps: np.ndarray  # (P,)
+    cycle: np.ndarray  # (n, P): row of s_j for each row s_0 (the rotations of its scores)
+
+
+def levels(grid: ScoreGrid, players: int) -> list[tuple[int, Level]]:
+    """Every level of turn starts, highest sum first."""
+    s = grid.scores
+    rows = np.stack(np.meshgrid(*([s] * players), indexing="ij"), axis=-1).reshape(-1, players)
+    sums = rows.sum(axis=1)
+    out = []
+    g = grid.goal
+    for total in np.unique(sums)[::-1]:
+        level = rows[sums == total]
+        caps = grid.cap(level[:, 0])
+        order = np.argsort(-caps, kind="stable")
+        level, caps = level[order], caps[order]
+        code = np.zeros(len(level), dtype=np.int64)
+        for j in range(players):
+            code = code * g + level[:, j]
+        sort = np.argsort(code)
+        cycle = np.empty((players, len(level)), dtype=np.int64)
+        cycle[0] = np.arange(len(level))
+        shifted = level
+        for j in range(1, players):
+            shifted = np.roll(shifted, -1, axis=1)  # (a, b, c) -> (b, c, a)
+            key = np.zeros(len(level), dtype=np.int64)
+            for i in range(players):
+                key = key * g + shifted[:, i]
+            cycle[j] = sort[np.searchsorted(code, key, sorter=sort)]
+        out.append((int(total), Level(level, caps, cycle)))
+    return out
+
+
+def _guess(grid: ScoreGrid, rows: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """A starting estimate of a level's seat vectors: a neighbour one score up (solved), else equal shares."""
+    n = rows.shape[1]
+    guess = np.full((len(rows), n), np.nan)
+    above = np.append(grid.scores, [grid.goal])
+    for j in range(n - 1, -1, -1):
+        up = rows.copy()
+        up[:, j] = above[np.searchsorted(grid.scores, rows[:, j], side="right")]
+        ok = np.isnan(guess[:, 0]) & (up[:, j] < grid.goal)
+        if ok.any():
+            guess[ok] = every_seat(w[tuple(up[ok].T)])
+    return np.where(np.isnan(guess), 1.0 / n, guess)
+
+
+def solve_level(kernel: TurnKernel, grid: ScoreGrid, level: Level, w: np.ndarray, tol: float,
+                max_iter: int = 60) -> tuple[np.ndarray, float, int]:
+    """Full seat vectors (P, n) of one level's turn starts, their residual, and the kernel passes made.
+
+    Only the cycles not yet within `tol` are passed again; a cycle's rows finish together.
+    """
+    rows, caps, cycle = level.rows, level.caps, level.cycle
+    p, n = rows.shape
+    a, others = rows[:, 0], rows[:, 1:]
+    bank = grid.seat_bank_table(a, others, int(caps.max()), w)
+    value = _guess(grid, rows, w)
+    full_a, big_b = np.zeros((p, n)), np.zeros(p)
+    here, res = value.copy(), np.full(p, np.inf)
+    active = np.arange(p)  # sorted, so still by cap descending
+    residual, passes = 0.0, 0
+    for it in range(max_iter):
+        bust = rotate(value[cycle[1, active]])  # L(s) = P V(b, c, a), every seat
+        sub = BankTable(bank.a[active], bank.b[active])
+        big_a, big_b[active], _, _ = kernel.run(a[active], caps[active], sub, bust[:, 0].copy())
+        passes += 1
+        full_a[active] = every_seat(big_a) - big_b[active, None] * np.eye(1, n, n - 1)  # last seat: 1 - B - sum
+        here[active] = full_a[active] + big_b[active, None] * bust
+        res[active] = np.abs(here[active] - value[active]).max(axis=1)
+        done = np.all(res[cycle] <= tol, axis=0)
+        finished = active[done[active]]
+        if len(finished):
+            residual = max(residual, float(res[finished].max()))
+        active = active[~done[active]]
+        if not len(active):
+            return here, residual, passes
+        if it < max_iter // 2:
+            total = np.zeros((len(active), n))
+            weight = np.ones(len(active))
+            for j in range(n):
+                member = cycle[j, active]
+                total += weight[:, None] * rotate(full_a[member], j)
+                weight = weight * big_b[member]
+            value[active] = total / np.where(weight < 1.0, 1.0 - weight, 1.0)[:, None]
+        else:
+            value[active] = here[active]  # a plain value-iteration step if Newton stalls
+    return here, max(residual, float(res[active].max())), passes
+
+
+def solve_players(rules: Rules, players: int = 3, tol: float = 1e-12, progress: Progress | None = None,
+                  kernel: TurnKernel | None = None) -> tuple[np.ndarray, LevelStats]:
+    """Turn-start seat values ``W[a, b, c, j]`` (units of 50; j < players - 1; NaN for impossible scores)."""
+    if not 2 <= players <= MAX_PLAYERS:
+        raise ValueError(f"players must be 2 to {MAX_PLAYERS}, got {players}")
+    grid = ScoreGrid.of(rules)
+    kernel = kernel or TurnKernel(rules)
+    g = grid.goal
+    w = np.full((g,) * players + (players - 1,), np.nan)
+    todo = levels(grid, players)
+    passes = states = 0
+    worst = 0.0
+    for i, (_, level) in enumerate(todo):
+        values, res, k = solve_level(kernel, grid, level, w, tol)
+        w[tuple(level.rows.T)] = values[:, : players - 1]
+        passes += k
+        states += int((level.caps + 1).sum()) * rules.dice
+        worst = max(worst, res)
+        if progress is not None:
+            progress((i + 1) / len(todo))
+    return w, LevelStats(levels=len(todo), passes=passes, states=states, residual=worst)

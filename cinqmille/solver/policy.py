@@ -1,0 +1,574 @@
+r"""The solved policy: every turn state's values in one table, and one function per decision.
+
+Every reader of the solution takes its decisions here: `advise`, `export`, the
+engine policy `optimal` (and so `play`'s bot), the simulator's `OptimalVec` and
+the research code. Nothing else computes an optimal decision.
+
+Rows
+====
+A *row* is the turn of one mover against one opponent: ``(seat, a, b)`` (seat
+0 unless `last_round`; seat 0 opens each round) in the `PolicyTable`, or a
+last turn ``(a, target)`` of a last round (`PolicyTable.last_turn`). Row ``r``
+owns the turn layers ``t = 0 .. cap[r] + 1`` (units of 50) from
+``offset[r]``, one column per number of dice in hand; turn points past them
+fold back (`fold`): under ``reach`` the states from the cap on are terminal and
+repeat with the period of the rule of 50; under ``exact`` layer ``cap + 1``
+stands for every overshoot. Per state ``(t, m)`` a block of rows stores
+
+- ``bank``: the value of banking (``-inf`` where the rules forbid it);
+- ``roll``: the value of rolling the ``m`` dice in hand (after the best
+  announcement, before rolling two dice under `prediction`);
+- ``plain`` and ``predict`` (`prediction`): rolling two dice without
+  announcing, and announcing each of `choices`.
+
+The value of a state is ``max(bank, roll)``, except that an overshoot is worth
+the bust value of the row.
+
+Where the numbers come from: the rows of one mover (seat and score ``a``)
+against `GROUP` consecutive opponent scores ``b`` are one *group*, computed by
+one kernel pass (`TurnKernel.run` with the bust values ``L = 1 - W[other, b,
+a]`` and `GameModel.bank`) and `TurnKernel.roll_tables` on its values. A group
+is computed when first read (an advice computes one), or all groups at once
+(`PolicyTable.complete`, the cached table); either way by the same pass, so
+every reader sees the same numbers to the last bit (a pass of other rows could
+differ in the last bit). A last turn is read from the solver's `LastTurn`
+tables (the chance that this turn ends with a bank that takes the victory).
+
+Decisions
+=========
+Each decision lists its options in a fixed tie-break order (RULES.md section
+8) and takes the first of the best (`best`; `ranking` orders them all, for the
+advice):
+
+- bank or roll (`move`, `banks`, `announcement`): bank, roll plainly, then the
+  announcements from the smallest (a tie goes to banking; between announcing
+  and rolling plainly, to rolling plainly);
+- which keep (`keep`): an instant win first, then more points, then more dice
+  in hand after the keep (`keep_order`);
+- a take-over offer (`takes_over`): start afresh, then take over (a tie starts
+  afresh).
+
+Every function is vectorised over states (arrays that broadcast); one state is
+arrays of one element.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import CinqmilleError
+from ..rules import Rules
+from .kernel import UNIT, TurnKernel
+
+NEG = -np.inf
+WIN = 1.0  # value of an instant win (the win objective)
+#: Rows (opponent scores) of one group: small enough for a quick advice, large enough for a quick table.
+GROUP = 8
+
+
+# -- the tie-break rule, written once ------------------------------------------------------
+def best(values: np.ndarray) -> np.ndarray:
+    """Index of the chosen option along the last axis: the first of the largest values."""
+    return np.argmax(values, axis=-1)
+
+
+def ranking(values: np.ndarray) -> np.ndarray:
+    """Options from best to worst along the last axis (ties keep their order): ``ranking(v)[..., 0] == best(v)``."""
+    return np.argsort(-np.asarray(values), axis=-1, kind="stable")
+
+
+def keep_order(units: np.ndarray, left: np.ndarray, win: np.ndarray) -> np.ndarray:
+    """Tie-break order of keeps along the last axis: an instant win, then more points, then more dice left."""
+    units, left, win = np.broadcast_arrays(np.asarray(units), np.asarray(left), np.asarray(win, dtype=bool))
+    key = np.where(win, np.iinfo(np.int64).max // 4, units.astype(np.int64) * 64 + left)
+    return np.argsort(-key, axis=-1, kind="stable")
+
+
+def fold(t: Any, cap: Any, period: int, exact: bool) -> np.ndarray:
+    """Layer (0 .. cap + 1) of turn points `t`: terminal states repeat (reach); overshoots share cap + 1 (exact)."""
+    t = np.asarray(t)
+    if exact:
+        return np.minimum(t, cap + 1)
+    if period == 1:
+        return np.minimum(t, cap)
+    return np.where(t < cap, t, cap + (t - cap) % period)
+
+
+# -- a block of rows --------------------------------------------------------------------------
+class TurnRows:
+    """Turn rows and the values of their states; every decision of the policy (see the module docstring)."""
+
+    def __init__(self, rules: Rules, cap: np.ndarray, offset: np.ndarray, bust: np.ndarray,
+                 bank: np.ndarray, roll: np.ndarray, plain: np.ndarray | None = None,
+                 predict: np.ndarray | None = None, choices: tuple[int, ...] = (), period: int = 1,
+                 ready: bool = True):
+        self.rules = rules
+        self.dice = rules.dice
+        self.exact = rules.end == "exact"
+        self.period = period
+        self.cap = np.asarray(cap, dtype=np.int64)  # (rows,)
+        self.offset = np.asarray(offset, dtype=np.int64)  # (rows,)
+        self.bust = np.asarray(bust, dtype=float)  # (rows,)
+        self.bank_v = bank  # (layers, D)
+        self.roll_v = roll  # (layers, D)
+        self.plain_v = plain  # (layers,) or None
+        self.predict_v = predict  # (layers, V) or None
+        self.choices = tuple(int(c) for c in choices)  # announcements, in points
+        self.value_v = np.empty_like(roll)  # (layers, D) value of the state, filled by `_values`
+        if ready:
+            self._values(np.arange(len(self.cap)))
+
+    def _values(self, rows: np.ndarray) -> None:
+        """Fill `value_v` for `rows` (whose layers are computed): max(bank, roll), a bust on an overshoot layer."""
+        if not len(rows):
+            return
+        span = self.cap[rows] + 2
+        ends = np.cumsum(span)
+        i = np.repeat(self.offset[rows], span) + np.arange(ends[-1]) - np.repeat(ends - span, span)
+        v = np.maximum(self.bank_v[i], self.roll_v[i])
+        if self.exact:
+            v[ends - 1] = self.bust[rows][:, None]  # the overshoot layer
+        self.value_v[i] = v
+
+    def _ready(self, r: np.ndarray) -> None:
+        """Make sure the rows `r` are computed (a block built whole has nothing to do)."""
+
+    # -- reading ------------------------------------------------------------------------------
+    def layer(self, r: Any, t: Any) -> np.ndarray:
+        """Index into the state arrays of turn points `t` (units) of rows `r`."""
+        r = np.asarray(r)
+        self._ready(r)
+        return self.offset[r] + fold(t, self.cap[r], self.period, self.exact)
+
+    def _cell(self, r: Any, t: Any, m: Any) -> np.ndarray:
+        """Flat index of states (layer, dice) into the (layers, D) arrays."""
+        return self.layer(r, t) * self.dice + (np.asarray(m) - 1)
+
+    def bank(self, r: Any, t: Any, m: Any) -> np.ndarray:
+        """Value of banking `t` units with `m` dice in hand (-inf where not allowed)."""
+        return np.take(self.bank_v.reshape(-1), self._cell(r, t, m))
+
+    def roll(self, r: Any, t: Any, m: Any) -> np.ndarray:
+        """Value of rolling the `m` dice in hand (after the best announcement, if any)."""
+        return np.take(self.roll_v.reshape(-1), self._cell(r, t, m))
+
+    def value(self, r: Any, t: Any, m: Any) -> np.ndarray:
+        """Value of the state (the better of banking and rolling; an overshoot is worth a bust)."""
+        return np.take(self.value_v.reshape(-1), self._cell(r, t, m))
+
+    def moves(self, r: Any, t: Any, m: Any) -> np.ndarray:
+        """Values of the moves in tie-break order, shape (..., 2 + V): bank, roll plainly, announce each choice."""
+        m = np.asarray(m)
+        i = self.layer(r, t)
+        cell = i * self.dice + (m - 1)
+        bank, roll = np.take(self.bank_v.reshape(-1), cell), np.take(self.roll_v.reshape(-1), cell)
+        if self.predict_v is None or self.plain_v is None:
+            return np.stack([bank, roll], axis=-1)
+        two = m == 2
+        plain = np.where(two, np.take(self.plain_v, i), roll)
+        announce = np.where(two[..., None], self.predict_v[i], NEG)
+        return np.concatenate([bank[..., None], plain[..., None], announce], axis=-1)
+
+    def keep_values(self, r: Any, t: Any, units: Any, left: Any, win: Any, doubled: Any = False) -> np.ndarray:
+        """Value of each keep (`units` points, `left` dice in hand after, instant `win`) from turn points `t`.
+
+        `r` and `t` describe the states (shape S), the keeps are the last axis
+        (shape S + (J,)); `doubled`: the keeps follow a right announcement, which
+        doubles the turn points.
+        """
+        r, t = np.asarray(r)[..., None], np.asarray(t)[..., None]
+        t2 = t + np.asarray(units)
+        if np.any(doubled):
+            t2 = np.where(np.asarray(doubled)[..., None], 2 * t2, t2)
+        return np.where(win, WIN, self.value(r, t2, left))
+
+    def offer_values(self, r: Any, t: Any, m: Any) -> np.ndarray:
+        """Values of a take-over offer (`t` units, `m` dice) in tie-break order: start afresh, take over."""
+        r = np.asarray(r)
+        fresh = self.value(r, np.zeros_like(r), np.full(r.shape, self.dice))
+        return np.stack([fresh, self.roll(r, t, m)], axis=-1)
+
+    # -- the decisions --------------------------------------------------------------------------
+    def move(self, r: Any, t: Any, m: Any) -> np.ndarray:
+        """The move: 0 bank, 1 roll plainly, 2 + j announce `choices[j]` and roll."""
+        return best(self.moves(r, t, m))
+
+    def banks(self, r: Any, t: Any, m: Any) -> np.ndarray:
+        """Bank (True) or roll."""
+        return self.move(r, t, m) == 0
+
+    def announcement(self, r: Any, t: Any) -> np.ndarray:
+        """Points announced before rolling the last two dice, 0 to roll them plainly."""
+        r = np.asarray(r)
+        if self.predict_v is None:
+            return np.zeros(np.broadcast(r, t).shape, dtype=np.int64)
+        j = best(self.moves(r, t, np.full(r.shape, 2))[..., 1:])
+        return np.array((0,) + self.choices, dtype=np.int64)[j]
+
+    def keep(self, r: Any, t: Any, units: Any, left: Any, win: Any, doubled: Any = False,
+             valid: Any = True) -> np.ndarray:
+        """The keep chosen among candidates listed in `keep_order` along the last axis (`valid` masks padding)."""
+        values = self.keep_values(r, t, units, left, win, doubled)
+        return best(np.where(valid, values, NEG))
+
+    def takes_over(self, r: Any, t: Any, m: Any) -> np.ndarray:
+        """Take over the offered turn (True) or start afresh."""
+        return best(self.offer_values(r, t, m)) == 1
+
+    # -- one row as a table ------------------------------------------------------------------
+    def turn_table(self, r: int, me: int, opp: int) -> "TurnTable":
+        """The states of row `r` as a `TurnTable` (banked `me`, `opp` in points: labels only)."""
+        r = int(r)
+        self._ready(np.array([r]))
+        cap = int(self.cap[r])
+        n, d = cap + 2, self.dice
+        i = self.offset[r] + np.arange(n)
+        t = np.repeat(np.arange(n), d).reshape(n, d)
+        m = np.tile(np.arange(1, d + 1), (n, 1))
+        plain = None
+        if self.plain_v is not None:
+            plain = self.roll_v[i].copy()
+            plain[:, 1] = self.plain_v[i]
+        return TurnTable(me, opp, self.value(np.full((n, d), r), t, m), self.bank_v[i].copy(), self.roll_v[i].copy(),
+                         float(self.bust[r]), self.period, cap, self.exact, plain,
+                         None if self.predict_v is None else self.predict_v[i].copy(), self.choices)
+
+    @staticmethod
+    def concat(blocks: list["TurnRows"]) -> "TurnRows":
+        """One block holding the rows of `blocks` (complete blocks of one ruleset), in order."""
+        first = blocks[0]
+        sizes = [len(b.bank_v) for b in blocks]
+        base = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        def join(name: str) -> Any:
+            return None if getattr(first, name) is None else np.concatenate([getattr(b, name) for b in blocks])
+
+        return TurnRows(first.rules, np.concatenate([b.cap for b in blocks]),
+                        np.concatenate([b.offset + o for b, o in zip(blocks, base)]),
+                        np.concatenate([b.bust for b in blocks]), join("bank_v"), join("roll_v"),
+                        join("plain_v"), join("predict_v"), first.choices, first.period)
+
+
+@dataclass(frozen=True, eq=False)
+class TurnTable:
+    """Every turn state of one row: ``value[t, m-1]`` (t in units of 50, layers 0 .. cap + 1), read from the policy."""
+
+    me: int
+    opp: int
+    value: np.ndarray  # (cap + 2, D) value of the state
+    bank: np.ndarray  # (cap + 2, D) value of banking (-inf where not allowed)
+    roll: np.ndarray  # (cap + 2, D) value of rolling the dice in hand (with the best announcement, if any)
+    bust: float  # value of a bust
+    period: int  # layers past the cap repeat with this period (reach)
+    cap: int  # units; from here on states are terminal (reach); past it they are overshoots (exact)
+    exact_end: bool
+    plain_roll: np.ndarray | None = None  # prediction: (cap + 2, D) value of rolling without announcing
+    predict: np.ndarray | None = None  # prediction: (cap + 2, V) value of announcing each of `choices`
+    choices: tuple[int, ...] = ()  # prediction: the announcements, in points
+
+    def at(self, turn_units: int, m: int) -> float:
+        """Optimal value with `turn_units` set aside and m dice in hand."""
+        return float(self.value[self._row(turn_units), m - 1])
+
+    def _row(self, t: int) -> int:
+        return int(fold(t, self.cap, self.period, self.exact_end))
+
+
+# -- the whole game -------------------------------------------------------------------------
+def _layout(scores: np.ndarray, caps: np.ndarray) -> np.ndarray:
+    """First layer of every row (mover g = seat * S + ia, row g * S + ib), cap + 2 layers per row."""
+    s = len(scores)
+    per_row = caps + 2
+    base = np.concatenate([[0], np.cumsum(per_row * s)[:-1]])
+    return (base[:, None] + np.arange(s)[None, :] * per_row[:, None]).reshape(-1).astype(np.int64)
+
+
+def _rolled(plain: np.ndarray, predict: np.ndarray | None) -> np.ndarray:
+    """Value of rolling: plainly, or with two dice after the best announcement if that is better."""
+    if predict is None:
+        return plain
+    roll = plain.copy()
+    roll[..., 1] = np.maximum(roll[..., 1], predict.max(axis=-1))
+    return roll
+
+
+class PolicyTable(TurnRows):
+    """The solved policy of a two-player ruleset: every row (seat, a, b), computed by groups (module docstring)."""
+
+    def __init__(self, rules: Rules, scores: np.ndarray, caps: np.ndarray, bust: np.ndarray,
+                 bank: np.ndarray, roll: np.ndarray, plain: np.ndarray | None, predict: np.ndarray | None,
+                 choices: tuple[int, ...], period: int, source: Any = None, exact_solve: bool = True,
+                 assumptions: tuple[str, ...] = ()):
+        s = len(scores)
+        self.scores = np.asarray(scores, dtype=np.int64)  # valid banked scores, units
+        self.mover_caps = np.asarray(caps, dtype=np.int64)  # (seats * S,) cap of the mover seat * S + ia
+        self.seats = len(self.mover_caps) // s
+        goal = rules.goal // UNIT
+        self.index = np.full(goal, -1, dtype=np.int64)
+        self.index[self.scores] = np.arange(s)
+        super().__init__(rules, np.repeat(self.mover_caps, s), _layout(self.scores, self.mover_caps), bust,
+                         bank, roll, plain, predict, choices, period, ready=source is None)
+        self.exact_solve = exact_solve
+        self.assumptions = tuple(assumptions)
+        self._source = source  # the SolveResult that computes missing groups (None: the table is complete)
+        self._chunks = -(-s // GROUP)  # groups per mover
+        self._done = np.full(len(self.mover_caps) * self._chunks, source is None)
+        self._lock = threading.Lock()
+        self._last: dict[tuple[int, int], TurnRows] = {}
+        self._last_turn_model: Any = None
+
+    # -- building ----------------------------------------------------------------------------
+    @classmethod
+    def of(cls, result: Any) -> "PolicyTable":
+        """The table of a solved `win` result; its groups are computed when first read."""
+        if result.objective != "win":
+            raise ValueError("the policy table needs a result of the 'win' objective")
+        rules, model, kernel = result.rules, result.model, result.kernel
+        w = result.tables
+        scores = model.grid.scores
+        s, seats = len(scores), w.shape[0]
+        seat = np.repeat(np.arange(seats), s)
+        caps = model.caps(seat, np.tile(scores, seats)).astype(np.int64)
+        rows = int(((caps + 2) * s).sum())
+        d = rules.dice
+        pred = kernel.prediction
+        pid = np.arange(seats * s * s)
+        seat_all, ia_all, ib_all = pid // (s * s), (pid // s) % s, pid % s
+        bust = 1.0 - w[model.other(seat_all), scores[ib_all], scores[ia_all]]
+        return cls(rules, scores, caps, bust, np.empty((rows, d)), np.empty((rows, d)),
+                   None if pred is None else np.empty(rows),
+                   None if pred is None else np.empty((rows, len(pred.choices))),
+                   () if pred is None else tuple(int(c) * UNIT for c in pred.choices),
+                   kernel.period, source=result, exact_solve=result.exact, assumptions=tuple(result.assumptions))
+
+    def _group(self, g: int) -> None:
+        """Compute the rows of group g (a mover's seat and score, `GROUP` opponent scores): one kernel pass."""
+        result = self._source
+        model, kernel = result.model, result.kernel
+        w = result.tables
+        s = len(self.scores)
+        mover, chunk = divmod(g, self._chunks)
+        seat, ia = divmod(mover, s)
+        ib = np.arange(chunk * GROUP, min((chunk + 1) * GROUP, s))
+        k = len(ib)
+        cap = int(self.mover_caps[mover])
+        n = cap + 2
+        seats = np.full(k, seat)
+        a = np.full(k, self.scores[ia])
+        b = self.scores[ib]
+        l0 = 1.0 - w[model.other(seats), b, a]
+        bank = model.bank(seats, a, b, n - 1, w)
+        _, _, ta, tb = kernel.run(a, np.full(k, cap), bank, l0, keep_table=True,
+                                  term_bank=model.terminal_bank(seats, a, b))
+        value = ta[:, :n] + tb[:, :n] * l0[:, None, None]
+        plain, predict = kernel.roll_tables(value, l0)
+        rows = mover * s + ib
+        start = int(self.offset[rows[0]])
+        cells = slice(start, start + k * n)
+        self.bank_v[cells] = (bank.a[:, :n] + bank.b[:, :n] * l0[:, None, None]).reshape(-1, self.dice)
+        self.roll_v[cells] = _rolled(plain, predict).reshape(-1, self.dice)
+        if self.predict_v is not None and predict is not None and self.plain_v is not None:
+            self.plain_v[cells] = plain[:, :, 1].reshape(-1)
+            self.predict_v[cells] = predict.reshape(-1, predict.shape[-1])
+        self._values(rows)
+
+    def _ready(self, r: np.ndarray) -> None:
+        if self._source is None:
+            return
+        s = len(self.scores)
+        r = np.asarray(r)
+        groups = (r // s) * self._chunks + (r % s) // GROUP
+        if self._done[groups].all():
+            return
+        with self._lock:
+            for g in np.unique(groups):
+                if not self._done[g]:
+                    self._group(int(g))
+                    self._done[g] = True
+            if self._done.all():
+                self._source = None
+
+    def complete(self) -> "PolicyTable":
+        """Compute every group now (for the simulator and the cache); returns the table."""
+        self._ready(np.arange(len(self.cap)))
+        return self
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The arrays of the complete table (what the cache stores)."""
+        self.complete()
+        out = {"scores": self.scores, "caps": self.mover_caps, "bust": self.bust, "bank": self.bank_v,
+               "roll": self.roll_v, "choices": np.array(self.choices, dtype=np.int64)}
+        if self.plain_v is not None and self.predict_v is not None:
+            out.update(plain=self.plain_v, predict=self.predict_v)
+        return out
+
+    @classmethod
+    def from_arrays(cls, rules: Rules, arrays: dict[str, np.ndarray], period: int, exact_solve: bool = True,
+                    assumptions: tuple[str, ...] = ()) -> "PolicyTable":
+        """A complete table from `arrays()` (read back from the cache)."""
+        return cls(rules, arrays["scores"], arrays["caps"], arrays["bust"], arrays["bank"], arrays["roll"],
+                   arrays.get("plain"), arrays.get("predict"), tuple(int(c) for c in arrays["choices"]), period,
+                   exact_solve=exact_solve, assumptions=assumptions)
+
+    # -- where a position is read --------------------------------------------------------------
+    def row(self, a: Any, b: Any, seat: Any = 0) -> Any:
+        """Row ids of banked scores `a`, `b` (units) and the mover's seat; raises for a score that cannot occur."""
+        s = len(self.scores)
+        if isinstance(a, int) and isinstance(b, int) and isinstance(seat, int):  # one state, quickly
+            ia = int(self.index[a]) if 0 <= a < len(self.index) else -1
+            ib = int(self.index[b]) if 0 <= b < len(self.index) else -1
+            if ia >= 0 and ib >= 0:
+                return np.int64((min(seat, self.seats - 1) * s + ia) * s + ib)
+        a, b = np.asarray(a), np.asarray(b)
+        goal = len(self.index)
+        if np.any((a < 0) | (a >= goal) | (b < 0) | (b >= goal)):
+            raise CinqmilleError("a banked score at or past the goal has no row in the policy table")
+        ia, ib = self.index[a], self.index[b]
+        if np.any(ia < 0) or np.any(ib < 0):
+            raise CinqmilleError("a banked score that cannot occur under this ruleset")
+        return (np.minimum(seat, self.seats - 1) * s + ia) * s + ib
+
+    def spot(self, me: int, opp: int, seat: int = 0, target: int | None = None) -> tuple[TurnRows, int]:
+        """(block, row) of a position in points: the table's row, or my last turn when `target` is given."""
+        if target is not None:
+            return self.last_turn(me // UNIT, target // UNIT)
+        return self, int(self.row(me // UNIT, opp // UNIT, seat))
+
+    # -- last turns ------------------------------------------------------------------------------
+    def _last_model(self) -> Any:
+        if self._last_turn_model is None:
+            from .last_turn import LastTurn
+
+            source = self._source
+            model = getattr(source, "model", None) if source is not None else None
+            last = model.last if model is not None else None
+            self._last_turn_model = last if last is not None else LastTurn(self.rules, TurnKernel(self.rules))
+        return self._last_turn_model
+
+    def last_turn(self, a: int, target: int) -> tuple[TurnRows, int]:
+        """(block, 0): my last turn of a last round with banked `a` against the opponent's final `target` (units)."""
+        if not self.rules.last_round:
+            raise CinqmilleError(f"'{self.rules.name}' has no last round")
+        key = (int(a), int(target))
+        block = self._last.get(key)
+        if block is None:
+            block = last_turn_rows(self.rules, self._last_model(), key[0], key[1])
+            with self._lock:
+                if len(self._last) > 256:
+                    self._last.clear()
+                self._last[key] = block
+        return block, 0
+
+    def last_turns(self, a: Any, target: Any) -> tuple[TurnRows, np.ndarray]:
+        """(block, rows) of many last turns at once (banked `a` against `target`, units)."""
+        pairs = np.stack(np.broadcast_arrays(np.asarray(a), np.asarray(target)), axis=-1)
+        keys, inverse = np.unique(pairs.reshape(-1, 2), axis=0, return_inverse=True)
+        block = TurnRows.concat([self.last_turn(int(x), int(y))[0] for x, y in keys])
+        return block, inverse.reshape(pairs.shape[:-1])
+
+    # -- tables of one row ---------------------------------------------------------------------
+    def pair_table(self, me: int, opp: int, seat: int = 0) -> TurnTable:
+        """Every turn state of the pair (points) for the mover's seat."""
+        return self.turn_table(int(self.row(me // UNIT, opp // UNIT, seat)), me, opp)
+
+    def last_turn_table(self, me: int, target: int) -> TurnTable:
+        """Every state of my last turn, the opponent having finished on `target` points."""
+        block, r = self.last_turn(me // UNIT, target // UNIT)
+        return block.turn_table(r, me, target)
+
+
+def last_turn_rows(rules: Rules, last: Any, a: int, target: int) -> TurnRows:
+    """One row: the last turn of a player with banked `a` against `target` (units), from the solver's `LastTurn`.
+
+    A bank wins (1) only past `target` (``reach``; by the rule of 50 only on a
+    score ending in 00) or exactly on the goal (``exact``); any other bank, a
+    bust and an overshoot are worth 0. The values of the states are the
+    `LastTurn` tables'; rolling is their backup (`TurnKernel.roll_tables`).
+    """
+    d = rules.dice
+    goal = rules.goal // UNIT
+    low = int(last.lowest_bank(np.array(a)))
+    if last.exact:
+        thr, c, possible = goal - a, 0, goal - a >= low
+    else:
+        thr = max(target - a + 1, low)
+        c, possible = (a + thr) % last.period, True
+    n = thr + 2
+    t = np.arange(n)[:, None]
+    m = np.arange(1, d + 1)[None, :]
+    shape = (n, d)
+    if possible:
+        value = np.broadcast_to(last._lookup(last.value, np.full(shape, c), thr - t, m), shape).copy()
+    else:
+        value = np.zeros(shape)
+    if last.exact:
+        value[-1] = 0.0  # the overshoot row
+    new = a + t
+    success = (new == goal) if last.exact else (new > target)
+    if rules.rule_of_50:
+        success = success & (new % 2 == 0)
+    can = (t >= low) & ((m != d) | rules.can_bank_after_full_hand)
+    if last.exact:
+        can = can & (new <= goal)
+    bank = np.where(can, np.where(success & possible, 1.0, 0.0), NEG)
+    kernel = last.kernel
+    plain, predict = kernel.roll_tables(value, 0.0)
+    roll = _rolled(plain, predict)
+    if last.exact:  # taking over past the goal: worth nothing (as `LastTurn.chance` counts it)
+        roll[-1] = plain[-1] = 0.0
+        if predict is not None:
+            predict[-1] = 0.0
+    choices = () if kernel.prediction is None else tuple(int(x) * UNIT for x in kernel.prediction.choices)
+    return TurnRows(rules, np.array([thr]), np.array([0]), np.array([0.0]), bank, roll,
+                    None if predict is None else plain[:, 1].copy(), predict, choices, last.period)
+
+
+# -- the keeps of one roll, for the advice ------------------------------------------------
+@dataclass(frozen=True)
+class KeepChoice:
+    """One legal keep of a roll: its value, and the move after it (`then`: win, bust, bank or roll)."""
+
+    keep: tuple[int, ...]  # kept faces, sorted
+    points: int  # points of the keep
+    win: float  # value of the keep
+    then: str  # "win" (an instant win), "bust" (an overshoot), "bank" or "roll"
+    turn: int  # turn points after the keep
+    dice: int  # dice in hand after the keep
+    bank: float | None  # after the keep: value of banking (None when not allowed)
+    roll: float | None  # after the keep: value of rolling on
+
+
+def keep_choices(block: TurnRows, r: int, turn: int, faces: tuple[int, ...]) -> list[KeepChoice]:
+    """Every legal keep of the roll `faces` with `turn` points set aside, best first (`keep_order` breaks ties)."""
+    from ..dice import counts_of, dice_tables, faces_of
+
+    rules = block.rules
+    d = rules.dice
+    table = dice_tables(rules)[len(faces)]
+    ks = np.array(table.keeps_of(table.roll_index(counts_of(faces))), dtype=np.int64)
+    if not len(ks):
+        return []
+    win = table.keep_win[ks].astype(bool)
+    points = table.keep_points[ks].astype(np.int64)
+    units = np.where(win, 0, points // UNIT)
+    left = np.where(table.keep_left[ks] == 0, d, table.keep_left[ks]).astype(np.int64)
+    t0 = turn // UNIT
+    values = block.keep_values(r, t0, units, left, win)
+    t2 = t0 + units
+    move = block.move(r, t2, left)
+    bank, roll = block.bank(r, t2, left), block.roll(r, t2, left)
+    over = block.exact & (t2 > block.cap[r])
+    order = keep_order(units, left, win)
+    out = []
+    for j in order[ranking(values[order])]:
+        then = "win" if win[j] else "bust" if over[j] else "bank" if move[j] == 0 else "roll"
+        plain = then in ("bank", "roll")
+        kept: Any = tuple(int(x) for x in table.keep_dice[ks[j]])
+        out.append(KeepChoice(faces_of(kept), int(points[j]),
+                              float(values[j]), then, int(t2[j]) * UNIT, int(left[j]),
+                              float(bank[j]) if plain and bank[j] > NEG else None,
+                              float(roll[j]) if plain else None))
+    return out

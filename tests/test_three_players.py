@@ -1,0 +1,88 @@
+"""The exact three-player solve: checked against the independent N-player brute force, and through the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from brute_force_n import brute_force_n
+from cinqmille.cli import main
+from cinqmille.rules import rules_from_dict
+from cinqmille.solver import compute
+from cinqmille.solver.n_player import solve_players
+from cinqmille.solver.seats import every_seat
+from test_brute_force_n import RECORDED, rules_of
+
+#: Rulesets whose whole table the brute force computes in a few seconds (exact end, opening, min_bank, hot dice).
+LIVE = ("exact-350-open-200", "exact-400-open-250-mandatory", "dummy-250")
+
+
+@pytest.mark.parametrize("name", LIVE)
+def test_every_turn_start_agrees_with_the_brute_force(name: str) -> None:
+    """Every seat's chance at every score triple equals the independent brute force's to 1e-10."""
+    rules = rules_of(name)
+    w, stats = solve_players(rules, 3)
+    reference = brute_force_n(rules, 3)
+    worst = max(float(np.abs(every_seat(w[a // 50, b // 50, c // 50]) - np.array(v)).max())
+                for (a, b, c), v in reference.items())
+    assert worst < 1e-10
+    assert stats.residual < 1e-12
+
+
+@pytest.mark.parametrize("name", sorted(RECORDED))
+def test_first_seat_vectors_agree_with_the_recorded_brute_force(name: str) -> None:
+    """The start-of-game vector equals the brute force's (recomputed by `-m slow` in test_brute_force_n)."""
+    result = compute(rules_of(name), players=3)
+    assert np.abs(np.array(result.win) - np.array(RECORDED[name])).max() < 1e-10
+    assert abs(sum(result.win) - 1.0) < 1e-12
+
+
+@pytest.mark.parametrize("rules_dict", [{"goal": 1000, "opening": 300},
+                                        {"goal": 1000, "opening": 300, "rule_of_50": True},
+                                        {"goal": 800, "opening": 200, "end": "exact", "prediction": True},
+                                        {"goal": 1000, "opening": 300, "final_stretch": {"from": 700}}])
+def test_two_players_are_the_case_n_2_of_the_same_equations(rules_dict: dict) -> None:
+    """With n = 2 the seat-vector equations give the two-player solver's table to 1e-12."""
+    rules = rules_from_dict(rules_dict)
+    w, _ = solve_players(rules, 2)
+    assert np.nanmax(np.abs(w[..., 0] - compute(rules).tables[0])) < 1e-12
+
+
+def test_a_stuck_player_leaves_the_two_player_game() -> None:
+    """A third player who can never bank (needs exactly 50, min_bank 100) changes nothing for the other two."""
+    rules = rules_of("dummy-250")
+    w3, _ = solve_players(rules, 3)
+    two = compute(rules).tables[0]
+    stuck = 200 // 50
+    for a in (0, 50, 100, 150):
+        for b in (0, 50, 100, 150):
+            mover, other, third = every_seat(w3[a // 50, b // 50, stuck])
+            assert abs(mover - two[a // 50, b // 50]) < 1e-10 and abs(other - (1 - two[a // 50, b // 50])) < 1e-10
+            assert third < 1e-12
+
+
+def test_solve_players_3_in_the_cli(tmp_path: Path, session_cache: Path) -> None:
+    """`solve --players 3 --json` gives the seats' chances, cached; --players 4 and race are refused."""
+    path = tmp_path / "r.toml"
+    path.write_text('goal = 300\nopening = 100\nend = "exact"\n')
+    runner = CliRunner()
+    first = runner.invoke(main, ["solve", "--rules", str(path), "--players", "3", "--json"])
+    assert first.exit_code == 0, first.output
+    data = json.loads(first.output)
+    assert data["players"] == 3 and len(data["win"]) == 3 and data["exact"]
+    assert abs(data["first_player_win"] - RECORDED["exact-300-open-100"][0]) < 1e-10
+    again = json.loads(runner.invoke(main, ["solve", "--rules", str(path), "--players", "3", "--json"]).output)
+    assert again == data  # from the cache: the same figures, the time of the original solve
+    for bad in (["--players", "4"], ["--players", "3", "--objective", "race"]):
+        result = runner.invoke(main, ["solve", "--rules", str(path), *bad])
+        assert result.exit_code == 2 and result.output.startswith("Error: ")
+
+
+def test_rules_not_yet_solved_for_three_are_stated() -> None:
+    """A last round or take-over with three players is solved as if off, and the result says so."""
+    result = compute(rules_from_dict({"goal": 300, "opening": 100, "last_round": True}), players=3)
+    assert not result.exact and any("last_round" in a for a in result.assumptions)
