@@ -86,3 +86,18 @@ def test_rules_not_yet_solved_for_three_are_stated() -> None:
     """A last round or take-over with three players is solved as if off, and the result says so."""
     result = compute(rules_from_dict({"goal": 300, "opening": 100, "last_round": True}), players=3)
     assert not result.exact and any("last_round" in a for a in result.assumptions)
+
+
+def test_every_turn_state_of_the_policy_agrees_with_the_brute_force() -> None:
+    """The mover's value of every turn state read from the three-player policy rows equals the brute force's."""
+    from brute_force_n import brute_force_n_states
+
+    rules = rules_of("exact-400-open-250-mandatory")
+    result = compute(rules, players=3)
+    worst, count = 0.0, 0
+    for (a, b, c), states in brute_force_n_states(rules, 3).items():
+        block, row = result.seats_spot(a, (b, c))
+        for (t, m), vector in states.items():
+            worst = max(worst, abs(float(block.value(row, t // 50, m)) - vector[0]))
+            count += 1
+    assert count > 1000 and worst < 1e-10

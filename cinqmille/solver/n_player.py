@@ -53,14 +53,19 @@ solved as if off, and the history rules as for two players (`relaxations`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..rules import Rules
 from .grid import ScoreGrid
 from .kernel import BankTable, TurnKernel
-from .seats import every_seat, rotate
+from .seats import every_seat, pass_dice, rotate
 from .two_player import LevelStats, Progress
+
+if TYPE_CHECKING:
+    from .policy import TurnRows
+    from .result import SolveResult
 
 #: Largest table size solved: players allowed by the solver.
 MAX_PLAYERS = 3
@@ -192,3 +197,28 @@ def solve_players(rules: Rules, players: int = 3, tol: float = 1e-12, progress: 
         if progress is not None:
             progress((i + 1) / len(todo))
     return w, LevelStats(levels=len(todo), passes=passes, states=states, residual=worst)
+
+
+def seat_rows(result: "SolveResult", a: int, others: tuple[int, ...]) -> "TurnRows":
+    """One row of the policy: the turn of a mover with banked `a` against `others` (units, playing order).
+
+    One kernel pass with seat values (`seat_bank_table`, the bust vector
+    ``P V(others..., a)``) gives every turn state; the mover's values make a
+    `TurnRows` block, so that every decision is the policy table's.
+    """
+    from .policy import TurnRows, rolled
+
+    rules, kernel, grid = result.rules, result.kernel, result.grid
+    w = result.values
+    mover, rest = np.array([a]), np.array([others])
+    caps = grid.cap(mover)
+    n = int(caps[0]) + 2
+    l0 = pass_dice(w[tuple(others) + (a,)])[:1]
+    bank = grid.seat_bank_table(mover, rest, n - 1, w)
+    _, _, ta, tb = kernel.run(mover, caps, bank, l0, keep_table=True)
+    value = ta[0, :n, :, 0] + tb[0, :n] * l0[0]
+    plain, predict = kernel.roll_tables(value, float(l0[0]))
+    choices = () if kernel.prediction is None else tuple(int(c) * 50 for c in kernel.prediction.choices)
+    return TurnRows(rules, caps, np.array([0]), l0, bank.a[0, :n, :, 0] + bank.b[0, :n] * l0[0],
+                    rolled(plain, predict), None if predict is None else plain[:, 1].copy(), predict, choices,
+                    kernel.period)

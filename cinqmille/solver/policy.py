@@ -286,7 +286,7 @@ def _layout(scores: np.ndarray, caps: np.ndarray) -> np.ndarray:
     return (base[:, None] + np.arange(s)[None, :] * per_row[:, None]).reshape(-1).astype(np.int64)
 
 
-def _rolled(plain: np.ndarray, predict: np.ndarray | None) -> np.ndarray:
+def rolled(plain: np.ndarray, predict: np.ndarray | None) -> np.ndarray:
     """Value of rolling: plainly, or with two dice after the best announcement if that is better."""
     if predict is None:
         return plain
@@ -369,7 +369,7 @@ class PolicyTable(TurnRows):
         start = int(self.offset[rows[0]])
         cells = slice(start, start + k * n)
         self.bank_v[cells] = (bank.a[:, :n] + bank.b[:, :n] * l0[:, None, None]).reshape(-1, self.dice)
-        self.roll_v[cells] = _rolled(plain, predict).reshape(-1, self.dice)
+        self.roll_v[cells] = rolled(plain, predict).reshape(-1, self.dice)
         if self.predict_v is not None and predict is not None and self.plain_v is not None:
             self.plain_v[cells] = plain[:, :, 1].reshape(-1)
             self.predict_v[cells] = predict.reshape(-1, predict.shape[-1])
@@ -516,7 +516,7 @@ def last_turn_rows(rules: Rules, last: Any, a: int, target: int) -> TurnRows:
     bank = np.where(can, np.where(success & possible, 1.0, 0.0), NEG)
     kernel = last.kernel
     plain, predict = kernel.roll_tables(value, 0.0)
-    roll = _rolled(plain, predict)
+    roll = rolled(plain, predict)
     if last.exact:  # taking over past the goal: worth nothing (as `LastTurn.chance` counts it)
         roll[-1] = plain[-1] = 0.0
         if predict is not None:

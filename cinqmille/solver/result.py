@@ -144,8 +144,31 @@ class SolveResult:
     def spot(self, position: Position) -> tuple[TurnRows, int]:
         """(block, row) of the policy table that a position is read from (my last turn when `target` is set)."""
         self._need("win")
+        others = getattr(position, "others", None)
+        if self.players > 2:
+            if others is None or len(others) != self.players - 1:
+                raise PositionError(f"a {self.players}-player table needs the scores of all "
+                                    f"{self.players - 1} opponents (--opp B,C)")
+            return self.seats_spot(position.me, tuple(others))
+        if others is not None and len(others) > 1:
+            raise PositionError("this table is for two players: give one opponent score")
         seat = self._seat(position.seat) if position.target is None else 1
         return self.policy.spot(position.me, position.opp, seat, position.target)
+
+    def seats_spot(self, me: int, others: tuple[int, ...]) -> tuple[TurnRows, int]:
+        """(block, 0): the turn of a mover with banked `me` against `others` (points, playing order), n players."""
+        from .n_player import seat_rows
+
+        key = (me // UNIT,) + tuple(o // UNIT for o in others)
+        valid = set(self.grid.scores.tolist())
+        if any(k not in valid for k in key):
+            raise PositionError("a banked score that cannot occur under this ruleset")
+        cache = self.__dict__.setdefault("_seat_rows", {})
+        if key not in cache:
+            if len(cache) > 256:
+                cache.clear()
+            cache[key] = seat_rows(self, key[0], key[1:])
+        return cache[key], 0
 
     def table_for(self, position: Position) -> TurnTable:
         """The turn table a position is read from (my last turn when `position.target` is set)."""
