@@ -15,7 +15,7 @@ from . import cache
 from .budget import Limits, check_budget
 from .grid import ScoreGrid
 from .kernel import TurnKernel
-from .n_player import MAX_PLAYERS, relaxations_n, solve_players
+from .n_player import MAX_PLAYERS, chase_note, relaxations_n, solve_players
 from .objectives import EXPECTED_SPAN, expected_turn, race_turns
 from .result import Objective, SolveResult
 from .two_player import Progress, relaxations, solve_game
@@ -42,9 +42,10 @@ def compute(rules: Rules, objective: Objective = "win", progress: Progress | Non
     relaxed = relaxations(rules) + (relaxations_n(rules, players) if players > 2 else ())
     offers = None
     if objective == "win" and players > 2:
-        values, stats = solve_players(rules, players, tol=tol, progress=progress)
+        values, stats, chasing = solve_players(rules, players, tol=tol, progress=progress)
         residual, states = stats.residual, stats.states
-        extra = {"levels": stats.levels, "passes": stats.passes}
+        extra = {"levels": stats.levels, "passes": stats.passes, "chasing_rows": int(len(chasing))}
+        relaxed = relaxed + chase_note(chasing, residual)
         notes = ()
     elif objective == "win":
         values, offers, stats = solve_game(rules, tol=tol, progress=progress)

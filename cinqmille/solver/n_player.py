@@ -46,6 +46,16 @@ below ``tol`` (1e-12), as for two players. Two players are the case ``n = 2``
 of the same equations (``P V = 1 - W``), solved by `two_player` with its extra
 rules (last round, take-over).
 
+Cycles without a stationary policy (``CHASE``): with three players "each
+mover maximises his own chance" can have no stationary solution on a bust
+cycle (RULES.md section 8): two players' bank-or-roll choices chase each other
+like matching pennies, and the Newton steps never settle. A cycle still above
+``tol`` after 30 Newton steps is settled by averaging the value iteration's
+iterates with step ``1/k`` (fictitious play: it tends to the mixed choice that
+leaves the chasing players indifferent) for 400 more passes; the solve then
+says so (``exact = False``, the cycles named in the assumptions with their
+Bellman residual, the size of the effect).
+
 What three players do not have yet: the last round and take-over offers are
 solved as if off, and the history rules as for two players (`relaxations`).
 """
@@ -134,8 +144,9 @@ def _guess(grid: ScoreGrid, rows: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 def solve_level(kernel: TurnKernel, grid: ScoreGrid, level: Level, w: np.ndarray, tol: float,
-                max_iter: int = 60) -> tuple[np.ndarray, float, int]:
-    """Full seat vectors (P, n) of one level's turn starts, their residual, and the kernel passes made.
+                newton_steps: int = 30, settle_steps: int = 400) -> tuple[np.ndarray, float, int, np.ndarray]:
+    """Full seat vectors (P, n) of one level's turn starts, their residual, the kernel passes made, and the
+    rows of the cycles that did not settle (`CHASE`).
 
     Only the cycles not yet within `tol` are passed again; a cycle's rows finish together.
     """
@@ -148,7 +159,7 @@ def solve_level(kernel: TurnKernel, grid: ScoreGrid, level: Level, w: np.ndarray
     here, res = value.copy(), np.full(p, np.inf)
     active = np.arange(p)  # sorted, so still by cap descending
     residual, passes = 0.0, 0
-    for it in range(max_iter):
+    for it in range(newton_steps + settle_steps):
         bust = rotate(value[cycle[1, active]])  # L(s) = P V(b, c, a), every seat
         sub = BankTable(bank.a[active], bank.b[active])
         big_a, big_b[active], _, _ = kernel.run(a[active], caps[active], sub, bust[:, 0].copy())
@@ -162,8 +173,8 @@ def solve_level(kernel: TurnKernel, grid: ScoreGrid, level: Level, w: np.ndarray
             residual = max(residual, float(res[finished].max()))
         active = active[~done[active]]
         if not len(active):
-            return here, residual, passes
-        if it < max_iter // 2:
+            return here, residual, passes, active
+        if it < newton_steps:
             total = np.zeros((len(active), n))
             weight = np.ones(len(active))
             for j in range(n):
@@ -171,14 +182,16 @@ def solve_level(kernel: TurnKernel, grid: ScoreGrid, level: Level, w: np.ndarray
                 total += weight[:, None] * rotate(full_a[member], j)
                 weight = weight * big_b[member]
             value[active] = total / np.where(weight < 1.0, 1.0 - weight, 1.0)[:, None]
-        else:
-            value[active] = here[active]  # a plain value-iteration step if Newton stalls
-    return here, max(residual, float(res[active].max())), passes
+        else:  # the choices chase each other: average the iterates (step 1 / k), see `CHASE`
+            step = 1.0 / (it - newton_steps + 2)
+            value[active] = value[active] + step * (here[active] - value[active])
+    return value, max(residual, float(res[active].max())), passes, active
 
 
 def solve_players(rules: Rules, players: int = 3, tol: float = 1e-12, progress: Progress | None = None,
-                  kernel: TurnKernel | None = None) -> tuple[np.ndarray, LevelStats]:
-    """Turn-start seat values ``W[a, b, c, j]`` (units of 50; j < players - 1; NaN for impossible scores)."""
+                  kernel: TurnKernel | None = None) -> tuple[np.ndarray, LevelStats, np.ndarray]:
+    """Turn-start seat values ``W[a, b, c, j]`` (units of 50; j < players - 1; NaN for impossible scores),
+    the solve's figures, and the score rows (units) of the cycles without a stationary policy (`CHASE`)."""
     if not 2 <= players <= MAX_PLAYERS:
         raise ValueError(f"players must be 2 to {MAX_PLAYERS}, got {players}")
     grid = ScoreGrid.of(rules)
@@ -188,15 +201,43 @@ def solve_players(rules: Rules, players: int = 3, tol: float = 1e-12, progress: 
     todo = levels(grid, players)
     passes = states = 0
     worst = 0.0
+    chasing: list[np.ndarray] = []
     for i, (_, level) in enumerate(todo):
-        values, res, k = solve_level(kernel, grid, level, w, tol)
+        values, res, k, unsettled = solve_level(kernel, grid, level, w, tol)
         w[tuple(level.rows.T)] = values[:, : players - 1]
+        if len(unsettled):
+            chasing.append(level.rows[unsettled])
         passes += k
         states += int((level.caps + 1).sum()) * rules.dice
         worst = max(worst, res)
         if progress is not None:
             progress((i + 1) / len(todo))
-    return w, LevelStats(levels=len(todo), passes=passes, states=states, residual=worst)
+    stats = LevelStats(levels=len(todo), passes=passes, states=states, residual=worst)
+    return w, stats, (np.concatenate(chasing) if chasing else np.zeros((0, players), dtype=np.int64))
+
+
+def chase_note(chasing: np.ndarray, residual: float) -> tuple[str, ...]:
+    """The assumption that states the cycles without a stationary policy (`CHASE`), or nothing."""
+    if not len(chasing):
+        return ()
+    cycles = {tuple(np.roll(r, -int(np.argmin(r))).tolist()) for r in chasing}  # in playing order
+    first = "/".join(str(x * 50) for x in sorted(cycles)[0])
+    return (f"three players: on {len(cycles)} bust cycle{'s' if len(cycles) > 1 else ''} of scores (e.g. {first}) "
+            f"the players' bank-or-roll choices chase each other and no stationary policy exists; there the "
+            f"values are averaged over the iterations (step 1/k, a mixed choice), Bellman residual {residual:.1e}",)
+
+
+def leading(others: tuple[int, ...], keep: int) -> tuple[int, ...]:
+    """The reduction of a larger table: the `keep` opponents who threaten most (the highest scores; on a tie,
+    the one who plays sooner), in their playing order.
+
+    >>> leading((3000, 4500, 1000, 4500), 2)
+    (4500, 4500)
+    >>> leading((3000, 1000, 4000), 2)
+    (3000, 4000)
+    """
+    chosen = sorted(sorted(range(len(others)), key=lambda i: (-others[i], i))[:keep])
+    return tuple(others[i] for i in chosen)
 
 
 def seat_rows(result: "SolveResult", a: int, others: tuple[int, ...]) -> "TurnRows":

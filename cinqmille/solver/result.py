@@ -146,7 +146,7 @@ class SolveResult:
         self._need("win")
         others = getattr(position, "others", None)
         if self.players > 2:
-            if others is None or len(others) != self.players - 1:
+            if others is None or len(others) < self.players - 1:
                 raise PositionError(f"a {self.players}-player table needs the scores of all "
                                     f"{self.players - 1} opponents (--opp B,C)")
             return self.seats_spot(position.me, tuple(others))
@@ -157,8 +157,10 @@ class SolveResult:
 
     def seats_spot(self, me: int, others: tuple[int, ...]) -> tuple[TurnRows, int]:
         """(block, 0): the turn of a mover with banked `me` against `others` (points, playing order), n players."""
-        from .n_player import seat_rows
+        from .n_player import leading, seat_rows
 
+        if len(others) > self.players - 1:  # a larger table: the reduction to the leading opponents
+            others = leading(others, self.players - 1)
         key = (me // UNIT,) + tuple(o // UNIT for o in others)
         valid = set(self.grid.scores.tolist())
         if any(k not in valid for k in key):
