@@ -221,8 +221,9 @@ def chase_note(chasing: np.ndarray, residual: float) -> tuple[str, ...]:
     if not len(chasing):
         return ()
     cycles = {tuple(np.roll(r, -int(np.argmin(r))).tolist()) for r in chasing}  # in playing order
-    first = "/".join(str(x * 50) for x in sorted(cycles)[0])
-    return (f"three players: on {len(cycles)} bust cycle{'s' if len(cycles) > 1 else ''} of scores (e.g. {first}) "
+    names = ", ".join("/".join(str(x * 50) for x in c) for c in sorted(cycles)[:5])
+    more = f" and {len(cycles) - 5} more" if len(cycles) > 5 else ""
+    return (f"three players: on {len(cycles)} bust cycle{'s' if len(cycles) > 1 else ''} of scores ({names}{more}) "
             f"the players' bank-or-roll choices chase each other and no stationary policy exists; there the "
             f"values are averaged over the iterations (step 1/k, a mixed choice), Bellman residual {residual:.1e}",)
 
