@@ -7,12 +7,18 @@ Two decisions are answered from a solved `win` table (`SolveResult`):
 - which dice to keep from a roll, and then bank or roll
   (`advise(result, Position(me, opp, turn), roll="15332")`).
 
-Every option carries its chance to win and its loss against the best. The
-values, the ranking and its tie-break (bank before roll; among keeps an instant
-win, then more points, then more dice in hand; start afresh before taking over;
-roll plainly before announcing) are the policy table's
-(`cinqmille.solver.policy`), so the best option is the move that every player
-of the project makes.
+Every option carries its chance to win and its loss against the best, the
+mean points the turn banks if the player takes it and then plays as advised
+(`expected`), and for an option that rolls the exact chance that the next roll
+fails at once (`bust`). The values, the ranking and its tie-break (bank before
+roll; among keeps an instant win, then more points, then more dice in hand;
+start afresh before taking over; roll plainly before announcing) and the
+expected points are the policy table's (`cinqmille.solver.policy`), so the
+best option is the move that every player of the project makes.
+
+The sentence says when the choice barely matters (the best two options within
+`CLOSE`, half a percentage point of the chance to win) and when it matters a
+lot (`DECISIVE`, five points or more).
 """
 
 from __future__ import annotations
@@ -27,6 +33,10 @@ if TYPE_CHECKING:  # keep start-up light: the solver is imported by the caller
     from .solver import SolveResult
 
 UNIT = 50
+#: Best two options closer than this (0.5 percentage points of the chance to win): the choice barely matters.
+CLOSE = 0.005
+#: Best two options this far apart or more (5 percentage points): the choice matters a lot.
+DECISIVE = 0.05
 _NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
 
@@ -60,10 +70,12 @@ class Choice:
     dice: int | None = None  # dice in hand after the keep
     bank: float | None = None  # after the keep: value of banking (None when not allowed)
     roll: float | None = None  # after the keep: value of rolling on
+    expected: float = 0.0  # mean points the turn banks with this option and the advised play after it
+    bust: float | None = None  # chance that the next roll fails at once (None when the option does not roll)
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready form: `win`, `loss` and the fields of its kind."""
-        out: dict[str, Any] = {"win": self.win, "loss": self.loss}
+        """JSON-ready form: `win`, `loss`, `expected`, `bust` and the fields of its kind."""
+        out: dict[str, Any] = {"win": self.win, "loss": self.loss, "expected": self.expected, "bust": self.bust}
         if self.action is not None:
             out["action"] = self.action
             if self.action == "predict":
@@ -103,7 +115,9 @@ class Advice:
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON shape of `cinqmille advise --json`."""
-        pos: dict[str, Any] = {"me": self.position.me, "opp": self.position.opp, "turn": self.position.turn,
+        pos: dict[str, Any] = {"me": self.position.me,
+                               "opp": self.position.opp if self.position.others is None else list(self.position.others),
+                               "turn": self.position.turn,
                                "dice": self.position.hand(self.rules)}
         if self.rules.last_round:
             pos["seat"] = self.position.seat
@@ -125,29 +139,46 @@ class Advice:
 def advise(result: "SolveResult", position: Position, roll: str | tuple[int, ...] | None = None) -> Advice:
     """Rank the options of `position` (bank or roll), or of the keeps of `roll` (raises `PositionError`)."""
     rules = result.rules
-    position.validate(rules)
     exact, assumptions = result.exact, tuple(result.assumptions)
-    if position.target is not None:
-        position = replace(position, opp=position.target, seat=1)
-    if position.offer is not None:
-        return _offer(result, position, exact, assumptions)
+    if position.others is not None and len(position.others) > result.players - 1:
+        exact = False
+        assumptions += (f"{len(position.others) + 1} players: read from the {result.players}-player table against "
+                        f"the {result.players - 1} opponents who threaten most (the highest scores)",)
     if roll is None:
+        if position.offer is None:  # the dice in hand are explicit: all of them when not given
+            position = replace(position, dice=position.hand(rules))
+        position.validate(rules)
+        if position.target is not None:
+            position = replace(position, opp=position.target, seat=1)
+        if position.offer is not None:
+            return _offer(result, position, exact, assumptions)
         return _bank_or_roll(result, position, exact, assumptions)
     from .solver import parse_faces
     from .solver.policy import keep_choices
 
     faces = parse_faces(roll, rules)
     if position.dice is not None and position.dice != len(faces):
-        raise PositionError(f"the roll has {len(faces)} dice but --dice says {position.dice} are in hand")
-    position = replace(position, dice=len(faces))
+        raise PositionError(f"the roll has {dice_words(len(faces))} but --dice says {position.dice} "
+                            f"{'is' if position.dice == 1 else 'are'} in hand")
+    if position.offer is not None:
+        raise PositionError("--offer is a choice at the start of a turn: give no --roll with it")
+    position = replace(position, dice=len(faces)).validate(rules)
+    if position.target is not None:
+        position = replace(position, opp=position.target, seat=1)
     block, r = result.spot(position)
+    expect = block.expectation(r, position.me // UNIT)
     choices = []
     for k in keep_choices(block, r, position.turn, faces):
+        t2 = (position.turn + k.points) // UNIT
         if k.then in ("bank", "roll"):
+            move = int(block.move(r, t2, k.dice))
+            bust = None if move == 0 else float(block.roll_busts(k.dice)[move])
             choices.append(Choice(win=k.win, loss=0.0, keep=k.keep, points=k.points, then=k.then,
-                                  turn=position.turn + k.points, dice=k.dice, bank=k.bank, roll=k.roll))
-        else:
-            choices.append(Choice(win=k.win, loss=0.0, keep=k.keep, points=k.points, then=k.then))
+                                  turn=position.turn + k.points, dice=k.dice, bank=k.bank, roll=k.roll,
+                                  expected=float(expect.state(t2, k.dice)), bust=bust))
+        else:  # an instant win counts the turn points and the goal; an overshoot banks nothing
+            won = float(position.turn + rules.goal) if k.then == "win" else 0.0
+            choices.append(Choice(win=k.win, loss=0.0, keep=k.keep, points=k.points, then=k.then, expected=won))
     ranked = _with_losses(choices)  # keep_choices ranks them
     win = ranked[0].win if ranked else float(block.bust[r])
     return Advice(rules, position, faces, win, ranked, exact, assumptions)
@@ -159,9 +190,13 @@ def _bank_or_roll(result: "SolveResult", position: Position, exact: bool, assump
 
     rules = result.rules
     block, r = result.spot(position)
-    values = block.moves(r, position.turn // UNIT, position.hand(rules))
+    t, m = position.turn // UNIT, position.hand(rules)
+    values = block.moves(r, t, m)
+    expected = block.expectation(r, position.me // UNIT).moves(t, m)
+    busts = block.roll_busts(m)
     labels = [("bank", None), ("roll", None)] + [("predict", c) for c in block.choices]
-    choices = [Choice(win=float(values[j]), loss=0.0, action=labels[j][0], points=labels[j][1])
+    choices = [Choice(win=float(values[j]), loss=0.0, action=labels[j][0], points=labels[j][1],
+                      expected=float(expected[j]), bust=None if j == 0 else float(busts[j]))
                for j in ranking(values) if values[j] > float("-inf")]
     refusal = None if values[0] > float("-inf") else bank_refusal(rules, position)
     ranked = _with_losses(choices)
@@ -170,7 +205,18 @@ def _bank_or_roll(result: "SolveResult", position: Position, exact: bool, assump
 
 def _offer(result: "SolveResult", position: Position, exact: bool, assumptions: tuple[str, ...]) -> Advice:
     """A take-over offered at the start of the turn: take it over, or start afresh with all the dice."""
-    choices = [Choice(win=o.win, loss=0.0, action=o.action) for o in result.offer_options(position)]
+    from .solver.policy import best
+
+    rules = result.rules
+    assert position.offer is not None
+    block, r = result.spot(position)
+    expect = block.expectation(r, position.me // UNIT)
+    t, m = position.offer[0] // UNIT, position.offer[1]
+    rolling = 1 + int(best(block.moves(r, t, m)[1:]))  # the roll the offer takes: plainly or with an announcement
+    figures = {"start": (float(expect.state(0, rules.dice)), float(block.roll_busts(rules.dice)[1])),
+               "take_over": (float(expect.moves(t, m)[rolling]), float(block.roll_busts(m)[rolling]))}
+    choices = [Choice(win=o.win, loss=0.0, action=o.action, expected=figures[o.action or ""][0],
+                      bust=figures[o.action or ""][1]) for o in result.offer_options(position)]
     ranked = _with_losses(choices)
     return Advice(result.rules, position, None, ranked[0].win, ranked, exact, assumptions)
 
@@ -223,10 +269,53 @@ def faces_words(faces: tuple[int, ...]) -> str:
 
 
 def sentence(advice: Advice) -> str:
-    """One plain sentence: what to do, its chance to win, and the alternative."""
-    rules = advice.rules
+    """One plain sentence: what to do, its chance to win, the alternative, and whether the choice matters."""
+    base = _sentence_bank_or_roll(advice) if advice.roll is None else _sentence_keep(advice)
+    verdict = _verdict(advice)
+    return base[:-1] + verdict + "." if verdict else base
+
+
+def _verdict(advice: Advice) -> str:
+    """'; a close call (0.30 points apart)' when the best two options are within `CLOSE` of each other,
+    '; this choice matters (7.10 points apart)' when they are `DECISIVE` or more apart, else ''.
+
+    The runner-up is the next best option; for a keep, the best keep's other move (bank or roll on)
+    counts as an option beside the other keeps. Its words are added when the sentence does not name it.
+    """
+    opts = advice.options
+    if not opts or opts[0].win >= 1.0:
+        return ""
+    best = opts[0]
+    runner: float | None = None
+    words = ""
     if advice.roll is None:
-        return _sentence_bank_or_roll(advice)
+        if len(opts) > 1:
+            runner = opts[1].win
+    elif best.then in ("bank", "roll"):
+        other = best.roll if best.then == "bank" else best.bank
+        second = opts[1] if len(opts) > 1 else None
+        if other is not None:
+            runner = other
+        if second is not None and (runner is None or second.win > runner):
+            runner = second.win
+            if other is not None:  # the sentence names the other move of the same keep, not this keep
+                words = f"keeping {keep_words(second.keep or (), len(advice.roll))} instead"
+    if runner is None:
+        return ""
+    gap = 100 * max(0.0, best.win - runner)
+    if gap < 100 * CLOSE:
+        return f"; a close call: {words} is only {gap:.2f} points behind" if words else \
+            f"; a close call ({gap:.2f} points apart)"
+    if gap >= 100 * DECISIVE:
+        return f"; this choice matters: {words} is {gap:.2f} points behind" if words else \
+            f"; this choice matters ({gap:.2f} points apart)"
+    return ""
+
+
+def _sentence_keep(advice: Advice) -> str:
+    """The sentence of a keep decision, without the verdict."""
+    rules = advice.rules
+    assert advice.roll is not None
     if advice.bust:
         lost = f" and the {advice.position.turn} set aside are lost" if advice.position.turn else " is lost"
         return (f"{faces_words(advice.roll)} scores nothing: a bust, the turn{lost}; "
@@ -298,14 +387,16 @@ def _sentence_bank_or_roll(advice: Advice) -> str:
         return (f"Announce {best.points} and roll {dice_words(dice)} (doubled if right, lost if wrong): "
                 f"{here} to win; {alt} gives {there}.")
     here, there = pct_pair(best.win, other.win)
-    return f"{roll_words.capitalize()}: {here} to win; banking {pos.turn} gives {there}."
+    alt = f"banking {pos.turn}" if other.action == "bank" else f"announcing {other.points} and rolling"
+    return f"{roll_words.capitalize()}: {here} to win; {alt} gives {there}."
 
 
 def render_text(advice: Advice) -> list[str]:
     """The human answer of `cinqmille advise`: the position, the ranked options, the sentence, notes."""
     rules, pos = advice.rules, advice.position
     setaside = f"{pos.turn} set aside" if pos.turn else "nothing set aside"
-    opponent = f"opponent {_score(rules, pos.opp)}"
+    opponent = f"opponent {_score(rules, pos.opp)}" if pos.others is None else \
+        "opponents " + ", ".join(_score(rules, o) for o in pos.others)
     if pos.target is not None:
         opponent = f"your last turn against {pos.target}"
     elif rules.last_round:
@@ -317,18 +408,18 @@ def render_text(advice: Advice) -> list[str]:
                      f"{pos.offer[0]} with {dice_words(pos.offer[1])} in hand: take it over?")
         labels = {"take_over": f"take over {pos.offer[0]}", "start": "start afresh"}
         width = max(len(v) for v in labels.values())
-        lines.append(f"  {'move':<{width}}  {'win':>8}  vs best")
+        lines.append(f"  {'move':<{width}}  {_HEAD}")
         for o in advice.options:
-            lines.append(f"  {labels[o.action or '']:<{width}}  {pct(o.win, 2):>8}  {_loss(o)}")
+            lines.append(f"  {labels[o.action or '']:<{width}}  {_figures(o)}")
     elif advice.roll is None:
         lines.append(head + f"{dice_words(pos.hand(rules))} in hand.")
         rows = [(f"{o.action} {pos.turn}" if o.action == "bank"
                  else f"announce {o.points}, roll" if o.action == "predict"
                  else f"roll {dice_words(pos.hand(rules))}", o) for o in advice.options]
         width = max(len(r[0]) for r in rows)
-        lines.append(f"  {'move':<{width}}  {'win':>8}  vs best")
+        lines.append(f"  {'move':<{width}}  {_HEAD}")
         for label, o in rows:
-            lines.append(f"  {label:<{width}}  {pct(o.win, 2):>8}  {_loss(o)}")
+            lines.append(f"  {label:<{width}}  {_figures(o)}")
     else:
         lines.append(head + f"rolled {faces_words(advice.roll)}.")
         if advice.options:
@@ -343,9 +434,9 @@ def render_text(advice: Advice) -> list[str]:
                 keep_rows.append(("-".join(map(str, o.keep or ())), str(o.points), then, o))
             wk = max(4, max(len(r[0]) for r in keep_rows))
             wt = max(4, max(len(r[2]) for r in keep_rows))
-            lines.append(f"  {'keep':<{wk}}  {'points':>6}  {'then':<{wt}}  {'win':>8}  vs best")
+            lines.append(f"  {'keep':<{wk}}  {'points':>6}  {'then':<{wt}}  {_HEAD}")
             for keep, points, then, o in keep_rows:
-                lines.append(f"  {keep:<{wk}}  {points:>6}  {then:<{wt}}  {pct(o.win, 2):>8}  {_loss(o)}")
+                lines.append(f"  {keep:<{wk}}  {points:>6}  {then:<{wt}}  {_figures(o)}")
     lines.append(advice.sentence)
     if not advice.exact:
         lines.append("Note: this ruleset is not solved exactly; the solver assumes:")
@@ -357,12 +448,24 @@ def _score(rules: Rules, score: int) -> str:
     return f"{score} (not opened)" if score == 0 and rules.opening else str(score)
 
 
+_HEAD = f"{'win':>8}  {'expected':>8}  {'bust':>7}  vs best"
+
+
+def _figures(o: Choice) -> str:
+    """The columns win, expected (points banked), bust (next roll) and vs best of one option."""
+    bust = "-" if o.bust is None else pct(o.bust, 1)
+    return f"{pct(o.win, 2):>8}  {o.expected:>8.1f}  {bust:>7}  {_loss(o)}"
+
+
 def _loss(o: Choice) -> str:
-    return "best" if o.loss == 0 else f"-{100 * o.loss:.2f} pp"
+    return "best" if o.loss == 0 else f"-{100 * o.loss:.2f} points"
 
 
-def is_cached(rules: Rules) -> bool:
-    """Whether the `win` table of `rules` is in the cache already (no solve needed)."""
+def is_cached(rules: Rules, players: int = 2) -> bool:
+    """Whether the `win` table of `rules` for `players` is in the cache already (no solve needed)."""
     from .solver.cache import cache_path
 
-    return cache_path(rules, "win").exists()
+    try:
+        return cache_path(rules, "win", players).exists()
+    except OSError:  # a cache path the system refuses: `solve` says so and solves without the cache
+        return False

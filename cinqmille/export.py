@@ -1,20 +1,40 @@
-"""The whole optimal policy of a ruleset as rows, and the CSV / npz / parquet writers.
+"""The whole optimal policy of a ruleset as two tables, and the CSV / npz / parquet writers.
 
-One row per bank-or-roll decision state that can occur: banked scores `me`,
-`opp`, the mover's `seat` (under `last_round`, 0 for the player who opens each
-round and 1 for the other; always 0 otherwise), turn points `turn` (0 up to the pair's cap: the goal under `reach`, where
-a bank wins; exactly the goal under `exact`), dice in hand `dice`. A state
+The bank/roll table has one row per bank-or-roll decision state that can
+occur: banked scores `me`, `opp`, the mover's `seat` (under `last_round`, 0
+for the player who opens each round and 1 for the other; always 0 otherwise),
+turn points `turn` (0 up to the pair's cap: the goal under `reach`, where a
+bank wins; exactly the goal under `exact`), dice in hand `dice`. A state
 (turn, dice) is listed when some sequence of keeps from the turn start reaches
 it (`reachable`); the turn start itself (turn 0, all dice) is listed, with the
 only action `roll` and no bank value. Columns: `action` (bank or roll, ties to
 bank), `win` (the chance to win with best play), `bank` (chance to win by
-banking now, NaN / empty / null where banking is not allowed) and `roll`. Every
-number and every action is read from the solved result's policy table
-(`cinqmille.solver.policy`), the one that `advise` and the players read.
+banking now, NaN / empty / null where banking is not allowed) and `roll`.
 
-Files are written atomically (`files.atomic_write`): a temporary file in the
-target's directory, renamed over the target only once complete; the temporary
-files of a killed export are removed by the next one.
+The keep table (`keep_rows`) has one row per state of the bank/roll table
+whose action is `roll` and per roll of its dice that does not bust (the
+rolls in the order of `dice_tables`: sorted faces ascending): the faces
+`rolled` and the best `keep` (both as decimal digits, 12335 for 1-2-3-3-5),
+its `points`, the dice `left` in hand after it and what to do `then`
+(`THEN`: bank, roll, win for an instant win, bust for an overshoot under
+`end = exact`). Under `prediction` these are the keeps of a plain roll, as
+`advise --roll` gives them.
+
+Every number and every decision is read from the solved result's policy table
+(`cinqmille.solver.policy`: `banks`, `keep`, `move`, `keep_order`), the one
+that `advise` and the players read.
+
+Layout: npz holds both tables in one archive (the keep columns as
+``keeps/<column>``); CSV and parquet write the keep table to a second file
+beside the first (`keeps_path`: ``policy.csv`` -> ``policy.keeps.csv``). Every
+file documents its columns (`COLUMN_DOCS`, `KEEP_DOCS`): the npz `meta` JSON,
+the parquet schema (field metadata and the ``cinqmille`` key), a JSON sidecar
+``<file>.json`` beside each CSV file.
+
+Files are written atomically (`files.atomic_write`), the keep table and the
+sidecars too: a temporary file in the target's directory, renamed over the
+target only once complete; the temporary files of a killed export are removed
+by the next one.
 """
 
 from __future__ import annotations
@@ -22,6 +42,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -38,28 +59,52 @@ if TYPE_CHECKING:
 
 UNIT = 50
 COLUMNS: tuple[str, ...] = ("me", "opp", "seat", "turn", "dice", "action", "win", "bank", "roll")
+KEEP_COLUMNS: tuple[str, ...] = ("me", "opp", "seat", "turn", "dice", "rolled", "keep", "points", "left", "then")
+THEN: tuple[str, ...] = ("bank", "roll", "win", "bust")  # the codes 0..3 of the keep table's `then`
+KEEPS = "keeps"  # npz: prefix of the keep table's arrays; CSV / parquet: infix of its file name
 FORMATS: tuple[str, ...] = ("csv", "npz", "parquet")
 Columns = dict[str, np.ndarray]
+
+_FACES = "faces as decimal digits, sorted ascending (12335 = 1, 2, 3, 3, 5)"
+#: Meaning and unit of every column of the bank/roll table (written into every file).
+COLUMN_DOCS: dict[str, dict[str, str]] = {
+    "me": {"meaning": "banked score of the player to move (0 = not opened when the ruleset has an opening)",
+           "unit": "points"},
+    "opp": {"meaning": "banked score of the opponent", "unit": "points"},
+    "seat": {"meaning": "under last_round: 0 if the player to move opens each round, 1 if he plays second; "
+                        "0 otherwise", "unit": "seat index (0 or 1)"},
+    "turn": {"meaning": "turn points set aside", "unit": "points"},
+    "dice": {"meaning": "dice in hand (all of them after a full hand)", "unit": "dice"},
+    "action": {"meaning": "the best move (ties: bank)", "unit": "label: bank | roll"},
+    "win": {"meaning": "chance to win with the best move (the larger of bank and roll)", "unit": "probability (0..1)"},
+    "bank": {"meaning": "chance to win by banking now; missing (empty in CSV, NaN in npz, null in parquet) "
+                        "where banking is not allowed", "unit": "probability (0..1)"},
+    "roll": {"meaning": "chance to win by rolling the dice in hand (after the best announcement under prediction)",
+             "unit": "probability (0..1)"},
+}
+#: Meaning and unit of every column of the keep table.
+KEEP_DOCS: dict[str, dict[str, str]] = {
+    "me": COLUMN_DOCS["me"], "opp": COLUMN_DOCS["opp"], "seat": COLUMN_DOCS["seat"],
+    "turn": {"meaning": "turn points set aside before the roll", "unit": "points"},
+    "dice": {"meaning": "dice rolled (the dice in hand; the bank/roll row of (me, opp, seat, turn, dice) "
+                        "has action roll)", "unit": "dice"},
+    "rolled": {"meaning": "the roll (every roll of that many dice that does not bust is listed)", "unit": _FACES},
+    "keep": {"meaning": "the best keep of the roll (ties: an instant win, then more points, then more dice left)",
+             "unit": _FACES},
+    "points": {"meaning": "points of the keep (the goal for an instant win)", "unit": "points"},
+    "left": {"meaning": "dice in hand after the keep (all of them after a full hand)", "unit": "dice"},
+    "then": {"meaning": "what to do after the keep: bank, roll, win (an instant win) or bust (the keep "
+                        "overshoots the goal under end = exact)",
+             "unit": "label: bank | roll | win | bust (npz: code 0 bank, 1 roll, 2 win, 3 bust)"},
+}
 
 
 # -- which states ------------------------------------------------------------------------
 def reachable(rules: Rules, tmax: int) -> np.ndarray:
-    """(tmax + 1, D) bool: turn states (t units, m dice) that some keeps from (0, D) reach."""
-    from .dice import dice_tables
+    """(tmax + 1, D) bool: turn states (t units, m dice) that some keeps from (0, D) reach (`cinqmille.dice.reach`)."""
+    from .dice.reach import reachable as reach
 
-    d = rules.dice
-    moves: dict[int, set[tuple[int, int]]] = {}
-    for m, table in dice_tables(rules).items():
-        moves[m] = {(int(p) // UNIT, int(left) or d)
-                    for p, left, win in zip(table.keep_points, table.keep_left, table.keep_win) if not win}
-    reach = np.zeros((tmax + 1, d), dtype=bool)
-    reach[0, d - 1] = True
-    for t in range(tmax + 1):
-        for col in np.nonzero(reach[t])[0]:
-            for units, left in moves[int(col) + 1]:
-                if t + units <= tmax:
-                    reach[t + units, left - 1] = True
-    return reach
+    return reach(rules, tmax)
 
 
 def pair_rows(result: "SolveResult", me: int, opp: int, reach: np.ndarray, seat: int = 0) -> Columns:
@@ -123,6 +168,117 @@ def policy_rows(result: "SolveResult", mes: list[int], opps: list[int],
     return {c: np.concatenate([ch[c] for ch in chunks]) for c in COLUMNS}
 
 
+
+# -- the keep table ------------------------------------------------------------------------
+def faces_code(counts: np.ndarray) -> np.ndarray:
+    """Sorted faces of count vectors (..., 6) as decimal digits: (1, 0, 2, 0, 1, 0) -> 1335."""
+    counts = np.asarray(counts, dtype=np.int64)
+    code = np.zeros(counts.shape[:-1], dtype=np.int64)
+    for f in range(6):
+        p = 10 ** counts[..., f]
+        code = code * p + (f + 1) * (p - 1) // 9
+    return code
+
+
+def points_dtype(goal: int) -> type:
+    """The integer type of the keep table's point columns (me, opp, turn, points): int16 when the goal fits."""
+    return np.int16 if goal <= np.iinfo(np.int16).max else np.int32
+
+
+@dataclass(frozen=True, eq=False)
+class _Rolls:
+    """The rolls of m dice that do not bust and their legal keeps (ids into `DiceTable`), as `keep` reads them."""
+
+    rolled: np.ndarray  # (R,) the rolls' faces as digits, in the dice table's order
+    groups: tuple[tuple[np.ndarray, np.ndarray], ...]  # (positions among the R rolls, (R_J, J) keep ids in keep_order)
+    units: np.ndarray  # per keep id: points in units of 50 (0 for an instant win, as `keep_choices`)
+    left: np.ndarray  # per keep id: dice in hand after it (all D after a full hand)
+    win: np.ndarray  # per keep id: an instant win
+    code: np.ndarray  # per keep id: the kept faces as digits
+    points: np.ndarray  # per keep id: points (the goal for an instant win)
+
+
+def _rolls(rules: Rules) -> dict[int, _Rolls]:
+    """`_Rolls` of every number of dice: rolls with the same number of keeps form one group, keeps in `keep_order`."""
+    from .dice import dice_tables
+    from .solver.policy import keep_order
+
+    out = {}
+    for m, table in dice_tables(rules).items():
+        count = np.diff(table.keep_start)
+        rolls = np.flatnonzero(count > 0)
+        win = table.keep_win.astype(bool)
+        units = np.where(win, 0, table.keep_points // UNIT).astype(np.int64)
+        left = np.where(table.keep_left == 0, rules.dice, table.keep_left).astype(np.int64)
+        groups = []
+        for j in np.unique(count[rolls]):
+            pos = np.flatnonzero(count[rolls] == j)
+            ids = table.keep_start[rolls[pos]][:, None] + np.arange(j)
+            ids = np.take_along_axis(ids, keep_order(units[ids], left[ids], win[ids]), axis=-1)
+            groups.append((pos, ids))
+        out[m] = _Rolls(faces_code(table.counts[rolls]), tuple(groups), units, left, win,
+                        faces_code(table.keep_dice), table.keep_points.astype(np.int64))
+    return out
+
+
+def keep_rows(result: "SolveResult", cols: Columns, progress: Callable[[float], None] | None = None,
+              chunk: int = 8192) -> Columns:
+    """The keep table of the bank/roll rows `cols`: per row whose action is roll, the best keep of every roll that does not bust.
+
+    Rows follow the order of `cols`, then the rolls (`_Rolls.rolled`); `then`
+    holds codes into `THEN`. The keep is `TurnRows.keep` of the candidates in
+    `keep_order`, the move after it `TurnRows.move` (what `advise --roll` reads).
+    """
+    rules = result.rules
+    policy = result.policy
+    rolls = _rolls(rules)
+    sel = np.flatnonzero(cols["action"] == "roll")
+    me, opp, seat, turn, dice = (cols[c][sel].astype(np.int64) for c in ("me", "opp", "seat", "turn", "dice"))
+    per = np.zeros(rules.dice + 1, dtype=np.int64)
+    for m, info in rolls.items():
+        per[m] = len(info.rolled)
+    count = per[dice]
+    start = np.concatenate([[0], np.cumsum(count)]).astype(np.int64)
+    pdt = points_dtype(rules.goal)
+    out: Columns = {
+        "me": np.repeat(me.astype(pdt), count), "opp": np.repeat(opp.astype(pdt), count),
+        "seat": np.repeat(seat.astype(np.int8), count), "turn": np.repeat(turn.astype(pdt), count),
+        "dice": np.repeat(dice.astype(np.int8), count),
+    }
+    n = int(start[-1])
+    out.update(rolled=np.empty(n, np.int32), keep=np.empty(n, np.int32), points=np.empty(n, pdt),
+               left=np.empty(n, np.int8), then=np.empty(n, np.uint8))
+    if not len(sel):
+        return out
+    r = np.asarray(policy.row(me // UNIT, opp // UNIT, seat), dtype=np.int64)
+    t = turn // UNIT
+    for lo in range(0, len(sel), chunk):
+        part = np.arange(lo, min(lo + chunk, len(sel)))
+        for m in np.unique(dice[part]):
+            ii = part[dice[part] == m]
+            info = rolls[int(m)]
+            rr, tt = r[ii, None], t[ii, None]
+            choice = np.empty((len(ii), len(info.rolled)), dtype=np.int64)
+            for pos, ids in info.groups:
+                j = policy.keep(rr, tt, info.units[ids], info.left[ids], info.win[ids])
+                choice[:, pos] = ids[np.arange(len(pos))[None, :], j]
+            t2 = tt + info.units[choice]
+            left = info.left[choice]
+            move = policy.move(rr, t2, left)
+            over = policy.exact & (t2 > policy.cap[rr])
+            then = np.where(info.win[choice], 2, np.where(over, 3, np.where(move == 0, 0, 1)))
+            dest = (start[ii, None] + np.arange(len(info.rolled))).ravel()
+            out["rolled"][dest] = np.broadcast_to(info.rolled, choice.shape).ravel()
+            out["keep"][dest] = info.code[choice].ravel()
+            out["points"][dest] = info.points[choice].ravel()
+            out["left"][dest] = left.ravel()
+            out["then"][dest] = then.ravel()
+        if progress is not None:
+            progress(part[-1] / len(sel))
+    if progress is not None:
+        progress(1.0)
+    return out
+
 # -- writers ------------------------------------------------------------------------------
 def format_of(path: Path, fmt: str | None) -> str:
     """The format named, or the one of the file's suffix."""
@@ -141,19 +297,75 @@ def need_pyarrow() -> None:
 
 
 def meta_of(result: "SolveResult") -> dict:
-    """What a policy file records besides its rows."""
+    """What a policy file records besides its rows (the writers add its `table`, `columns` and `keeps`)."""
     return {"rules": to_dict(result.rules), "solver_version": result.solver_version,
-            "exact": result.exact, "assumptions": list(result.assumptions), "columns": list(COLUMNS)}
+            "exact": result.exact, "assumptions": list(result.assumptions)}
 
 
-def write_policy(path: Path, fmt: str, cols: Columns, meta: dict) -> int:
-    """Write the rows to `path` atomically in `fmt`; returns the file size in bytes."""
-    writer = {"csv": _write_csv, "npz": _write_npz, "parquet": _write_parquet}[fmt]
+def keeps_path(path: Path) -> Path:
+    """The keep table's file beside a CSV or parquet policy file: policy.csv -> policy.keeps.csv."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.{KEEPS}{path.suffix}")
+
+
+def sidecar_path(path: Path) -> Path:
+    """The JSON file documenting a CSV file: policy.csv -> policy.csv.json."""
+    path = Path(path)
+    return path.with_name(path.name + ".json")
+
+
+def write_policy(path: Path, fmt: str, cols: Columns, meta: dict, keeps: Columns | None = None) -> list[Path]:
+    """Write the bank/roll rows (and the keep table, if given) in `fmt`; returns the files written.
+
+    npz: one archive, the keep columns as ``keeps/<column>``. CSV and parquet:
+    the keep table in `keeps_path`; CSV files each get a JSON sidecar
+    (`sidecar_path`). Every file is written to a temporary file first and all
+    are renamed at the end, the policy file last: a failure leaves every
+    target as it was.
+    """
     if fmt == "parquet":
         need_pyarrow()
-    path = Path(path)
-    atomic_write(path, lambda tmp: writer(tmp, cols, meta))
-    return path.stat().st_size
+    path, kpath = Path(path), keeps_path(path)
+    main = {**meta, "table": "policy", "rows": len(cols["me"]), "columns": dict(COLUMN_DOCS), "keeps": None}
+    if keeps is not None and fmt == "npz":
+        main["keeps"] = {"rows": len(keeps["me"]), "prefix": f"{KEEPS}/"}
+        main["columns"].update({f"{KEEPS}/{c}": doc for c, doc in KEEP_DOCS.items()})
+    elif keeps is not None:
+        main["keeps"] = {"rows": len(keeps["me"]), "file": kpath.name}
+    side = {**meta, "table": KEEPS, "rows": len(keeps["me"]) if keeps is not None else 0,
+            "columns": dict(KEEP_DOCS), "policy": path.name}
+    jobs: list[tuple[Path, Callable[[Path], None]]] = []
+    if fmt == "npz":
+        jobs.append((path, lambda tmp: _write_npz(tmp, cols, main, keeps)))
+    else:
+        main_writer, keep_writer = {"csv": (_write_csv, _write_keeps_csv),
+                                    "parquet": (_write_parquet, _write_keeps_parquet)}[fmt]
+        jobs.append((path, lambda tmp: main_writer(tmp, cols, main)))
+        if fmt == "csv":
+            jobs.append((sidecar_path(path), lambda tmp: _write_json(tmp, {"file": path.name, **main})))
+        if keeps is not None:
+            jobs.append((kpath, lambda tmp: keep_writer(tmp, keeps, side)))
+            if fmt == "csv":
+                jobs.append((sidecar_path(kpath), lambda tmp: _write_json(tmp, {"file": kpath.name, **side})))
+    _atomic_all(jobs)
+    return [p for p, _ in jobs]
+
+
+def _atomic_all(jobs: list[tuple[Path, Callable[[Path], None]]]) -> None:
+    """Write each file to a temporary file, then rename them all, the first last (`atomic_write`, nested)."""
+    if not jobs:
+        return
+    (path, write), rest = jobs[0], jobs[1:]
+
+    def then_rest(tmp: Path) -> None:
+        write(tmp)
+        _atomic_all(rest)
+
+    atomic_write(path, then_rest)
+
+
+def _write_json(path: Path, data: dict) -> None:
+    Path(path).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
 def _write_csv(path: Path, cols: Columns, meta: dict) -> None:
@@ -173,9 +385,39 @@ def _write_csv(path: Path, cols: Columns, meta: dict) -> None:
             out.writerows(rows)
 
 
-def _write_npz(path: Path, cols: Columns, meta: dict) -> None:
+def _write_keeps_csv(path: Path, cols: Columns, meta: dict) -> None:
+    """The keep table as CSV: every column is a small non-negative integer (or a label), printed by table look-up."""
+    names: dict[str, np.ndarray] = {"then": np.array(THEN, dtype=object)}
+    for c in KEEP_COLUMNS[:-1]:
+        top = int(cols[c].max()) if len(cols[c]) else 0
+        names[c] = np.array([str(v) for v in range(top + 1)], dtype=object)
+    n = len(cols["me"])
+    step = 500_000
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(",".join(KEEP_COLUMNS) + "\n")
+        for start in range(0, n, step):
+            parts = [names[c][cols[c][start:start + step]].tolist() for c in KEEP_COLUMNS]
+            handle.write("".join(map(_csv_line, *parts)))
+
+
+def _csv_line(*fields: str) -> str:
+    return ",".join(fields) + "\n"
+
+
+def _write_npz(path: Path, cols: Columns, meta: dict, keeps: Columns | None = None) -> None:
+    arrays = {c: cols[c] for c in COLUMNS}
+    if keeps is not None:
+        arrays.update({f"{KEEPS}/{c}": keeps[c] for c in KEEP_COLUMNS})
     with open(path, "wb") as handle:
-        np.savez_compressed(handle, **cols, meta=np.array(json.dumps(meta)))  # type: ignore[arg-type]
+        np.savez_compressed(handle, **arrays, meta=np.array(json.dumps(meta)))  # type: ignore[arg-type]
+
+
+def _parquet_table(arrays: dict, docs: dict[str, dict[str, str]], meta: dict):  # -> pyarrow.Table
+    """A table whose fields carry their meaning and unit, and the file's metadata under the key ``cinqmille``."""
+    import pyarrow as pa
+
+    fields = [pa.field(c, a.type, metadata={k: str(v) for k, v in docs[c].items()}) for c, a in arrays.items()]
+    return pa.Table.from_arrays(list(arrays.values()), schema=pa.schema(fields, metadata={"cinqmille": json.dumps(meta)}))
 
 
 def _write_parquet(path: Path, cols: Columns, meta: dict) -> None:
@@ -185,26 +427,84 @@ def _write_parquet(path: Path, cols: Columns, meta: dict) -> None:
     arrays = {c: pa.array(cols[c]) for c in COLUMNS if c not in ("action", "bank")}
     arrays["action"] = pa.array(cols["action"].tolist()).dictionary_encode()
     arrays["bank"] = pa.array(cols["bank"], mask=np.isnan(cols["bank"]))
-    table = pa.table({c: arrays[c] for c in COLUMNS}).replace_schema_metadata({"cinqmille": json.dumps(meta)})
-    pq.write_table(table, path)
+    pq.write_table(_parquet_table({c: arrays[c] for c in COLUMNS}, COLUMN_DOCS, meta), path)
+
+
+def _write_keeps_parquet(path: Path, cols: Columns, meta: dict) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    arrays = {c: pa.array(cols[c]) for c in KEEP_COLUMNS[:-1]}
+    arrays["then"] = pa.DictionaryArray.from_arrays(pa.array(cols["then"].astype(np.int8)), pa.array(THEN))
+    pq.write_table(_parquet_table(arrays, KEEP_DOCS, meta), path, compression="zstd")
 
 
 # -- reading back -------------------------------------------------------------------------
-def read_policy(path: Path) -> Columns:
-    """Read a policy file written by `write_policy` (by its suffix) back into columns."""
+def read_meta(path: Path) -> dict:
+    """What a policy file records besides its rows: ruleset, solver version, `columns` (name -> meaning, unit), `keeps`."""
     path = Path(path)
     fmt = format_of(path, None)
     if fmt == "npz":
         with np.load(path, allow_pickle=False) as data:
-            return {c: data[c] for c in COLUMNS}
+            return json.loads(str(data["meta"]))
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
-        table = pq.read_table(path)
-        out = {c: table.column(c).to_numpy(zero_copy_only=False) for c in COLUMNS}
-        out["action"] = np.asarray(table.column("action").cast("string").to_pylist())
-        out["bank"] = np.asarray(table.column("bank").to_numpy(zero_copy_only=False), dtype=float)
+        return json.loads(pq.read_schema(path).metadata[b"cinqmille"])
+    side = sidecar_path(path)
+    return json.loads(side.read_text(encoding="utf-8")) if side.exists() else {}
+
+
+def read_policy(path: Path, keeps: bool = True) -> Columns:
+    """Read a policy file written by `write_policy` (by its suffix) back into columns.
+
+    With `keeps`, the keep table's columns follow as ``keeps/<column>`` (when
+    the export has one; `then` as codes into `THEN`, as npz stores it).
+    """
+    path = Path(path)
+    fmt = format_of(path, None)
+    if fmt == "npz":
+        with np.load(path, allow_pickle=False) as data:
+            out = {c: data[c] for c in COLUMNS}
+            if keeps and f"{KEEPS}/{KEEP_COLUMNS[0]}" in data.files:
+                out.update({f"{KEEPS}/{c}": data[f"{KEEPS}/{c}"] for c in KEEP_COLUMNS})
         return out
+    meta = read_meta(path)
+    out = _read_parquet(path) if fmt == "parquet" else _read_csv(path)
+    info = meta.get("keeps")
+    if keeps and info:
+        kpath = path.with_name(info["file"])
+        if not kpath.exists():
+            raise CinqmilleError(f"{path}: its keep table {kpath.name} is missing (export again, or read it with keeps=False)")
+        table = _read_keeps_parquet(kpath) if fmt == "parquet" else _read_keeps_csv(kpath, meta)
+        out.update({f"{KEEPS}/{c}": table[c] for c in KEEP_COLUMNS})
+    return out
+
+
+def _read_parquet(path: Path) -> Columns:
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    out = {c: table.column(c).to_numpy(zero_copy_only=False) for c in COLUMNS}
+    out["action"] = np.asarray(table.column("action").cast("string").to_pylist())
+    out["bank"] = np.asarray(table.column("bank").to_numpy(zero_copy_only=False), dtype=float)
+    return out
+
+
+def _read_keeps_parquet(path: Path) -> Columns:
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    out = {c: table.column(c).to_numpy() for c in KEEP_COLUMNS[:-1]}
+    parts = [np.empty(0, np.uint8)]
+    for chunk in table.column("then").chunks:  # each chunk (row group) has its own dictionary
+        codes = np.array([THEN.index(x) for x in chunk.dictionary.to_pylist()] + [255], dtype=np.uint8)
+        parts.append(codes[chunk.indices.to_numpy(zero_copy_only=False)])
+    out["then"] = np.concatenate(parts)
+    return out
+
+
+def _read_csv(path: Path) -> Columns:
     with open(path, newline="", encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
     header, body = rows[0], rows[1:]
@@ -217,3 +517,29 @@ def read_policy(path: Path) -> Columns:
         "bank": np.array([float(b) if b else np.nan for b in data["bank"]]),
         "roll": np.array(data["roll"], dtype=float),
     }
+
+
+def _read_keeps_csv(path: Path, meta: dict) -> Columns:
+    """The keep table of a CSV file, by blocks of lines: labels of `then` become their codes, numpy parses the numbers."""
+    pdt = points_dtype(int(meta.get("rules", {}).get("goal", 1 << 20)))
+    dtypes = {"me": pdt, "opp": pdt, "seat": np.int8, "turn": pdt, "dice": np.int8, "rolled": np.int32,
+              "keep": np.int32, "points": pdt, "left": np.int8, "then": np.uint8}
+    parts: dict[str, list[np.ndarray]] = {c: [np.empty(0, dtypes[c])] for c in KEEP_COLUMNS}
+    with open(path, encoding="utf-8") as handle:
+        header = tuple(handle.readline().rstrip("\n").split(","))
+        if header != KEEP_COLUMNS:
+            raise CinqmilleError(f"{path}: not a keep table (columns {quoted(','.join(header))})")
+        while True:
+            lines = handle.readlines(1 << 26)
+            if not lines:
+                break
+            text = "".join(lines)
+            for code, label in enumerate(THEN):
+                text = text.replace(label, str(code))
+            numbers = np.fromstring(text.replace("\n", ","), dtype=np.int64, sep=",")
+            if len(numbers) % len(header):
+                raise CinqmilleError(f"{path}: a line does not have {len(header)} numbers")
+            grid = numbers.reshape(-1, len(header))
+            for i, c in enumerate(header):
+                parts[c].append(grid[:, i].astype(dtypes[c]))
+    return {c: np.concatenate(parts[c]) for c in KEEP_COLUMNS}

@@ -1,16 +1,21 @@
-"""A game of 5000 in the terminal: people at one keyboard and the optimal bot, over the engine.
+"""A game of 5000 in the terminal: people at one keyboard and bots of any policy, over the engine.
 
-`play_text(rules, ["human", "bot"], console, rng=...)` runs a full game with the
-referee (`cinqmille.engine.Game`): the dice are shown, the score sheet after
-each turn, and the bot's moves are explained with the sentence of `advise`. At
-any decision a person may type `?` for advice, `q` to quit, or Enter to take
-the advised move. Input and output go through a `Console` (injectable, so the
-loop is tested with scripted answers); end of input quits cleanly.
+`play_text(rules, ["human", "optimal"], console, rng=...)` runs a full game with
+the referee (`cinqmille.engine.Game`): the dice are shown, the score sheet after
+each turn, and the optimal bot's moves are explained with the sentence of
+`advise`. Seats are written as for `simulate` (`cinqmille.players`): `human`,
+or a policy name (`optimal`, `bot` for short, `expected`, `threshold:T[/K]`,
+`cautious`, `random`). At any decision a person may type `?` for advice, `q`
+to quit, or Enter to take the advised move; the numbers typed (faces of a keep,
+an announcement) are read by `cinqmille.parsing`. Input and output go through a
+`Console` (injectable, so the loop is tested with scripted answers); end of
+input quits cleanly.
 
-The bot is the engine policy `optimal` (`cinqmille.policies.optimal.OptimalPolicy`)
+The optimal bot is the engine policy `optimal` (`cinqmille.policies.optimal.OptimalPolicy`)
 reading the solved result's policy table, the one that `advise` reads; after
 each keep, take-over and announcement it says the sentence `advise` gives for
-that question (`bot_narrator`).
+that question (`bot_narrator`). The other bots are `parse_policy`'s; their
+moves are shown as the referee logs them.
 """
 
 from __future__ import annotations
@@ -26,12 +31,14 @@ from .engine import Game
 from .engine import log as ev
 from .engine.state import GameView, TakeOverOffer
 from .errors import CinqmilleError
+from .parsing import faces, whole
+from .players import HUMAN, SYNONYMS
 from .policies.heuristics import best_keep
 from .policies.optimal import OptimalPolicy, opponent_score, view_seat
 from .position import Position, PositionError
 from .rules import Rules
 
-PLAYER_KINDS = ("human", "bot")
+OPTIMAL = "optimal"
 
 
 class Console(Protocol):
@@ -224,9 +231,10 @@ class HumanPolicy:
                 continue
             if answer == "":
                 return default
-            digits = tuple(int(c) for c in answer if c in "0123456789")
-            ok = answer.isascii() and digits and all(1 <= d <= 6 for d in digits) and len(digits) <= len(faces_of(view.roll or (0,) * 6))
-            keep = keep_matching(keeps, digits) if ok else None
+            try:
+                keep = keep_matching(keeps, faces(answer, view.dice_in_hand, "keep"))
+            except CinqmilleError:
+                keep = None
             if keep is not None:
                 return keep
             self.table.say(f"  '{answer}' is not a legal keep; choose one of: {legal}")
@@ -277,47 +285,61 @@ class HumanPolicy:
                 continue
             if answer == "":
                 return default
-            if answer == "0":
+            try:
+                points = whole(answer, "announcement")
+            except CinqmilleError:
+                points = -1
+            if points == 0:
                 return None
-            if answer.isascii() and answer.isdigit() and int(answer) in choices:
-                return int(answer)
+            if points in choices:
+                return points
             self.table.say(f"  choose one of {', '.join(map(str, choices))}, or Enter")
 
 
 def seat_names(players: Sequence[str]) -> list[str]:
-    """'You' and 'Bot' for one human against one bot; numbered names otherwise."""
-    humans, bots = players.count("human"), players.count("bot")
-    names, counts = [], {"human": 0, "bot": 0}
+    """'You' for the one person, 'Player N' for several; 'Bot' for the optimal bot, 'Bot (cautious)' for
+    another policy, numbered ('Bot 2 (cautious)') when there are several bots."""
+    players = [SYNONYMS.get(p, p) for p in players]
+    humans = players.count(HUMAN)
+    bots = len(players) - humans
+    names, counts = [], {HUMAN: 0, "bot": 0}
     for kind in players:
-        counts[kind] += 1
-        if kind == "human":
-            names.append("You" if humans == 1 else f"Player {counts[kind]}")
-        else:
-            names.append("Bot" if bots == 1 else f"Bot {counts[kind]}")
+        if kind == HUMAN:
+            counts[HUMAN] += 1
+            names.append("You" if humans == 1 else f"Player {counts[HUMAN]}")
+            continue
+        counts["bot"] += 1
+        name = "Bot" if bots == 1 else f"Bot {counts['bot']}"
+        names.append(name if kind == OPTIMAL else f"{name} ({kind})")
     return names
 
 
-def parse_players(text: str) -> list[str]:
-    """'human,bot' -> ['human', 'bot'] (2 to 8 seats, each human or bot)."""
-    players = [p.strip().lower() for p in text.split(",") if p.strip()]
-    bad = [p for p in players if p not in PLAYER_KINDS]
-    if bad:
-        raise CinqmilleError(f"--players: each seat is 'human' or 'bot', got {bad[0]!r}")
-    if not 2 <= len(players) <= 8:
-        raise CinqmilleError(f"--players: a game has 2 to 8 seats, got {len(players)}")
-    return players
+def seat_policy(rules: Rules, spec: str, rng: np.random.Generator | None) -> object:
+    """The engine policy of a bot seat other than the optimal one (`parse_policy`; its own random numbers)."""
+    from .policies import parse_policy
+
+    own = None
+    if rng is not None:
+        spawn = getattr(rng, "spawn", None)
+        own = spawn(1)[0] if spawn is not None else np.random.default_rng(int(rng.integers(2**63)))
+    return parse_policy(spec, rules, rng=own)
 
 
 def play_text(rules: Rules, players: Sequence[str], console: Console, *,
               rng: np.random.Generator | None = None, dice: object | None = None,
               result_provider: ResultProvider | None = None) -> int | None:
-    """Play a game in the console; returns the winner's seat, or None if the game was abandoned."""
+    """Play a game in the console; returns the winner's seat, or None if the game was abandoned.
+
+    `players` are seats as `cinqmille.players.parse_players` reads them: `human`, `optimal` (or `bot`),
+    or any other policy name of `parse_policy`.
+    """
+    players = [SYNONYMS.get(p, p) for p in players]
     table = Table(rules, seat_names(players), console, result_provider)
     policies: list[object] = []
     for seat, kind in enumerate(players):
-        if kind == "human":
+        if kind == HUMAN:
             policies.append(HumanPolicy(table, seat))
-        else:
+        elif kind == OPTIMAL:
             name = table.names[seat]
 
             def explain(text: str, name: str = name) -> None:
@@ -325,11 +347,13 @@ def play_text(rules: Rules, players: Sequence[str], console: Console, *,
                 table.say(f"{name} thinks: {text}")
 
             policies.append(bot_policy(table.result(), explain))
+        else:
+            policies.append(seat_policy(rules, kind, rng))
     game = Game(rules, policies, rng=rng, dice=dice)  # type: ignore[arg-type]
     table.game = game
-    if len(players) > 2 and "bot" in players:
+    if len(players) > 2 and OPTIMAL in players:
         table.say("Note: the bot is solved for two players; here it plays against the leading opponent.")
-    if not table.result().exact if "bot" in players else False:
+    if OPTIMAL in players and not table.result().exact:
         table.say("Note: the solver relaxes some rules of this ruleset: " + "; ".join(table.result().assumptions))
     table.say(f"5000 under '{rules.name}': {', '.join(table.names)} (first to play: {table.names[0]}).")
     try:

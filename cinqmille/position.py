@@ -2,7 +2,14 @@
 
 `Position(me, opp, turn, dice)`: banked scores of the player to move and of the
 opponent (0 = not opened when the ruleset has an opening), the turn points set
-aside so far, and the dice in hand (None = all the dice, the start of a turn).
+aside so far, and the dice in hand (None = not given: all the dice at the start
+of a turn; with turn points set aside, the dice of the roll that follows).
+
+`Position.validate` is the one check of every caller (the `advise` command,
+`cinqmille.advice`, the `SolveResult` questions): it refuses, in one line that
+says why, every position that no game under the ruleset can reach. Scores:
+`check_score`; turn points and dice in hand: `cinqmille.dice.reach` (the states
+that some keeps reach from the start of a turn).
 """
 
 from __future__ import annotations
@@ -28,14 +35,23 @@ class Position:
     seat: int = 0  # under last_round: 0 if this player opens each round, 1 if he plays second
     offer: tuple[int, int] | None = None  # take_over: (points, dice) of the opponent's bank, at a turn start
     target: int | None = None  # last round: the score the opponent finished on; this is my last turn
+    others: tuple[int, ...] | None = None  # three players or more: every opponent's score in playing order (opp first)
 
     def hand(self, rules: Rules) -> int:
         """Dice in hand (all the dice when not given)."""
         return rules.dice if self.dice is None else self.dice
 
     def validate(self, rules: Rules) -> "Position":
-        """Return the position if it can occur under `rules`, else raise `PositionError`."""
+        """Return the position if it can occur under `rules`, else raise `PositionError` saying why."""
         check_score(rules, self.me, "--me")
+        if self.others is not None:
+            if not 2 <= len(self.others) <= 7 or self.others[0] != self.opp:
+                raise PositionError(f"--opp: a table of 3 to 8 players has 2 to 7 opponents, got {len(self.others)}")
+            for score in self.others:
+                check_score(rules, score, "--opp")
+            if self.target is not None or self.offer is not None:
+                raise PositionError("--target and --offer are for two players (the last round and take-overs are "
+                                    "not yet solved for three)")
         if self.target is None:
             check_score(rules, self.opp, "--opp")
         else:
@@ -44,6 +60,9 @@ class Position:
             if self.target % 50 or self.target < rules.goal or (rules.end == "exact" and self.target != rules.goal):
                 need = f"exactly {rules.goal}" if rules.end == "exact" else f"a multiple of 50 from {rules.goal} up"
                 raise PositionError(f"--target: the opponent's final score must be {need}, got {self.target}")
+            if rules.rule_of_50 and self.target % 100 == 50:
+                raise PositionError(f"--target: under the rule of 50 a bank that leaves a score ending in 50 is a "
+                                    f"fault, so no final score ends in 50; got {self.target}")
         if self.offer is not None:
             points, dice = self.offer
             if not rules.take_over:
@@ -52,8 +71,8 @@ class Position:
                 raise PositionError(f"--offer: the offered points must be a positive multiple of 50, got {points}")
             if not 1 <= dice <= rules.dice:
                 raise PositionError(f"--offer: the offered dice must be between 1 and {rules.dice}, got {dice}")
-            if self.turn:
-                raise PositionError("--offer is a choice at the start of a turn: give no --turn with it")
+            if self.turn or self.dice is not None:
+                raise PositionError("--offer is a choice at the start of a turn: give no --turn or --dice with it")
             if rules.opening and self.me == 0:
                 raise PositionError("--offer: only an opened player may take over")
         if self.turn < 0 or self.turn % 50:
@@ -65,7 +84,19 @@ class Position:
         if rules.end == "exact" and self.me + self.turn > rules.goal:
             raise PositionError(
                 f"under an exact end a turn cannot take {self.me} past the goal ({rules.goal}); got {self.turn} turn points")
+        self._check_turn(rules)
         return self
+
+    def _check_turn(self, rules: Rules) -> None:
+        """Refuse turn points and dice in hand that no sequence of keeps reaches from the start of a turn."""
+        from .dice.reach import reachable, why_unreachable
+
+        if self.dice is not None:
+            why = why_unreachable(rules, self.turn, self.dice)
+            if why is not None:
+                raise PositionError(why)
+        elif self.turn and not reachable(rules, self.turn // 50)[-1].any():
+            raise PositionError(f"no turn holds {self.turn} points set aside under '{rules.name}'")
 
 
 def check_score(rules: Rules, score: int, label: str = "score") -> int:
@@ -77,4 +108,19 @@ def check_score(rules: Rules, score: int, label: str = "score") -> int:
     if rules.opening and 0 < score < rules.opening:
         raise PositionError(
             f"{label}: {score} is below the opening ({rules.opening}): a player is either not opened (0) or has at least {rules.opening}")
+    stretch = rules.final_stretch
+    if stretch is not None and stretch.cap and stretch.start < score:
+        raise PositionError(
+            f"{label}: no score lies between {stretch.start} and the goal under the final stretch with the cap "
+            f"(a bank that passes {stretch.start} short of the goal leaves {stretch.start}, and from there a bank "
+            f"short of the goal counts for nothing); got {score}")
+    if rules.rule_of_50 and score % 100 == 50 and not _penalty_ends_in_50(rules):
+        raise PositionError(f"{label}: under the rule of 50 a bank that leaves a score ending in 50 is a fault, "
+                            f"so no score ends in 50; got {score}")
     return score
+
+
+def _penalty_ends_in_50(rules: Rules) -> bool:
+    """Whether a penalty can move a score by an odd multiple of 50 (`zero_turns.to` = -150, say)."""
+    zero = rules.zero_turns
+    return zero is not None and isinstance(zero.to, int) and zero.to % 100 == 50

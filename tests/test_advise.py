@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from click.testing import CliRunner
 
 from cinqmille.advice import advise
 from cinqmille.cli import main
-from cinqmille.dice import dice_tables, faces_of
+from cinqmille.dice import dice_tables, faces_of, reachable
 from cinqmille.position import Position, PositionError
 from cinqmille.rules import rules_from_dict
 from cinqmille.solver import solve
@@ -39,10 +40,13 @@ def run(*args: str) -> tuple[int, str, str]:
 # -- the library --------------------------------------------------------------------------
 def test_best_is_the_max_and_values_are_probabilities(tiny) -> None:  # type: ignore[no-untyped-def]
     """In every bank-or-roll position of a few pairs, best is the largest option and all values lie in [0, 1]."""
+    reach = reachable(tiny.rules, tiny.rules.goal // 50)
     for me in scores(tiny)[::3]:
         for opp in scores(tiny)[::4]:
-            for turn in range(50, tiny.rules.goal - me + 1, 100):
+            for turn in range(50, tiny.rules.goal - me + 1, 50):
                 for dice in range(1, 6):
+                    if not reach[turn // 50, dice - 1]:
+                        continue
                     adv = advise(tiny, Position(me, opp, turn, dice))
                     wins = [o.win for o in adv.options]
                     assert adv.best is not None and adv.best.win == max(wins) == adv.win
@@ -53,7 +57,7 @@ def test_best_is_the_max_and_values_are_probabilities(tiny) -> None:  # type: ig
 def test_bank_value_is_the_opponent_turn_start(tiny) -> None:  # type: ignore[no-untyped-def]
     """An ordinary bank is worth 1 - W(opp, me + turn): the opponent then starts a turn."""
     me, opp, turn = 200, 300, 100
-    adv = advise(tiny, Position(me, opp, turn, 2))
+    adv = advise(tiny, Position(me, opp, turn, 3))
     bank = next(o for o in adv.options if o.action == "bank")
     assert bank.win == pytest.approx(1.0 - tiny.win_at_start(opp, me + turn), abs=1e-12)
 
@@ -74,7 +78,7 @@ def test_turn_start_is_roll_only_and_equals_the_table(tiny) -> None:  # type: ig
 
 def test_bank_that_reaches_the_goal_wins(tiny) -> None:
     """Banking turn points that take the score to the goal or past it wins (chance 1), also past the table's cap."""
-    for turn in (100, 150, 300):
+    for turn in (100, 150, 400):
         adv = advise(tiny, Position(400, 0, turn, 3))
         assert adv.best is not None and adv.best.action == "bank" and adv.best.win == 1.0
 
@@ -88,7 +92,7 @@ def test_keep_then_bank_when_the_keep_reaches_the_goal(tiny) -> None:  # type: i
 def test_rolling_is_the_average_of_the_best_keeps(tiny) -> None:  # type: ignore[no-untyped-def]
     """The value of rolling m dice equals the probability-weighted best keep of each roll (bust: the bust value)."""
     rules = tiny.rules
-    for me, opp, turn, m in [(0, 0, 100, 4), (150, 300, 50, 4), (300, 250, 150, 2), (200, 0, 100, 5)]:
+    for me, opp, turn, m in [(0, 0, 100, 4), (150, 300, 50, 4), (300, 250, 150, 2), (200, 0, 300, 5)]:
         roll_value = next(o.win for o in advise(tiny, Position(me, opp, turn, m)).options if o.action == "roll")
         table = dice_tables(rules)[m]
         total = 0.0
@@ -100,7 +104,7 @@ def test_rolling_is_the_average_of_the_best_keeps(tiny) -> None:  # type: ignore
 
 def test_keeps_agree_with_the_solver_below_the_cap(tiny) -> None:  # type: ignore[no-untyped-def]
     """Below the goal the keeps and their values are those of `SolveResult.keep_options`."""
-    for me, opp, turn, roll in [(0, 0, 0, "15332"), (200, 300, 0, "1155"), (150, 150, 50, "512")]:
+    for me, opp, turn, roll in [(0, 0, 0, "15332"), (200, 300, 100, "1155"), (150, 150, 100, "512")]:
         ours = advise(tiny, Position(me, opp, turn), roll=roll).options
         theirs = tiny.keep_options(Position(me, opp, turn), roll)
         assert [(o.keep, o.then) for o in ours] == [(o.keep, o.then) for o in theirs]
@@ -109,7 +113,7 @@ def test_keeps_agree_with_the_solver_below_the_cap(tiny) -> None:  # type: ignor
 
 def test_bust_roll_has_no_options(tiny) -> None:  # type: ignore[no-untyped-def]
     """A roll with no scoring die has no keep; its value is that of the opponent's turn start, 1 - W(opp, me)."""
-    adv = advise(tiny, Position(200, 300, 100), roll="23466")
+    adv = advise(tiny, Position(200, 300, 300), roll="23466")
     assert adv.bust and adv.options == () and adv.best is None
     assert adv.win == pytest.approx(1.0 - tiny.win_at_start(300, 200), abs=1e-12)
 
@@ -124,10 +128,10 @@ def test_roll_against_dice_in_hand_is_an_error(tiny) -> None:  # type: ignore[no
 def test_json_shape_bank_or_roll(tiny_rules_file: Path) -> None:
     """--json for --turn/--dice: options sorted best first, best = options[0], actions bank/roll."""
     code, out, _ = run("--rules", str(tiny_rules_file), "--me", "200", "--opp", "300", "--turn", "100",
-                       "--dice", "2", "--json")
+                       "--dice", "3", "--json")
     assert code == 0
     data = json.loads(out)
-    assert data["rules"] == "tiny" and data["position"] == {"me": 200, "opp": 300, "turn": 100, "dice": 2}
+    assert data["rules"] == "tiny" and data["position"] == {"me": 200, "opp": 300, "turn": 100, "dice": 3}
     wins = [o["win"] for o in data["options"]]
     assert wins == sorted(wins, reverse=True) and data["best"] == data["options"][0]
     assert data["win"] == data["best"]["win"]
@@ -160,7 +164,7 @@ def test_json_bust(tiny_rules_file: Path) -> None:
 
 def test_text_output_has_the_sentence(tiny_rules_file: Path) -> None:
     """The text answer lists the options and ends with one sentence naming the best move."""
-    code, out, _ = run("--rules", str(tiny_rules_file), "--me", "200", "--turn", "100", "--dice", "2")
+    code, out, _ = run("--rules", str(tiny_rules_file), "--me", "200", "--turn", "100", "--dice", "3")
     assert code == 0
     last = out.strip().splitlines()[-1]
     assert last.startswith(("Bank", "Roll")) and "%" in last
@@ -265,7 +269,7 @@ def test_last_turn_needs_to_pass_the_target(lr_file: Path) -> None:
     assert values["bank"] == 0.0 and 0.0 < values["roll"] < 1.0
     data = json.loads(run("--rules", str(lr_file), "--me", "450", "--target", "650", "--turn", "250",
                           "--dice", "2", "--json")[1])
-    assert data["best"] == {"win": 1.0, "loss": 0.0, "action": "bank"}
+    assert data["best"] == {"win": 1.0, "loss": 0.0, "expected": 250.0, "bust": None, "action": "bank"}
 
 
 @pytest.mark.parametrize(("args", "fragment"), [
@@ -302,3 +306,73 @@ def test_prediction_options_with_two_dice(tmp_path: Path, session_cache: Path) -
     assert ("bank", None) in actions and ("roll", None) in actions
     assert {p for a, p in actions if a == "predict"} == {50, 100, 150, 200}
     assert data["best"]["win"] == max(o["win"] for o in data["options"])
+
+
+# -- expected points, bust chances and how much the choice matters ----------------------------------
+def test_every_option_carries_expected_points_and_bust_in_json(tiny_rules_file: Path) -> None:
+    """--json: every option has `expected` (points, >= 0) and `bust` (a chance for options that roll, else null)."""
+    for args in (["--me", "200", "--turn", "100", "--dice", "3"], ["--me", "200", "--roll", "15332"],
+                 ["--me", "200", "--turn", "200", "--roll", "155"]):
+        data = json.loads(run("--rules", str(tiny_rules_file), *args, "--json")[1])
+        assert data["options"]
+        for o in data["options"]:
+            assert isinstance(o["expected"], float) and o["expected"] >= 0.0
+            rolls = o.get("action") in ("roll", "predict") or o.get("then") == "roll"
+            assert (o["bust"] is not None) == rolls and (o["bust"] is None or 0.0 < o["bust"] < 1.0)
+        bank = [o for o in data["options"] if o.get("action") == "bank" or o.get("then") == "bank"]
+        for o in bank:  # a bank banks the turn points it holds (tiny has no final stretch, no rule of 50)
+            assert o["expected"] == data["position"]["turn"] + o.get("points", 0)
+
+
+def test_text_table_has_the_new_columns_and_points_in_full(tiny_rules_file: Path) -> None:
+    """The text answer shows the columns expected and bust, writes 'points' where it said 'pp', and stays within
+    100 columns."""
+    for args in (["--me", "200", "--turn", "100", "--dice", "3"], ["--me", "200", "--roll", "11155"]):
+        code, out, _ = run("--rules", str(tiny_rules_file), *args)
+        assert code == 0
+        lines = out.splitlines()
+        assert "expected" in lines[1] and "bust" in lines[1] and "vs best" in lines[1]
+        assert not re.search(r"\bpp\b", out) and re.search(r"-\d+\.\d\d points$", out, re.M)
+        assert max(len(line) for line in lines[:-1]) <= 100
+
+
+def test_the_sentence_says_when_the_choice_barely_matters_or_matters_a_lot() -> None:
+    """In bank-or-roll positions the sentence says 'a close call' exactly when the best two options are within 0.5
+    points of winning chance, and 'this choice matters' exactly when they are 5 points or more apart."""
+    result = solve(rules_from_dict({"name": "small", "goal": 1000, "opening": 300}), "win")
+    reach = reachable(result.rules, result.rules.goal // 50)
+    close = matters = 0
+    for me in scores(result)[::2]:
+        for opp in scores(result)[::2]:
+            for turn in range(50, result.rules.goal - me, 50):
+                for dice in range(1, 6):
+                    if not reach[turn // 50, dice - 1]:
+                        continue
+                    adv = advise(result, Position(me, opp, turn, dice))
+                    if len(adv.options) < 2 or adv.win >= 1.0:
+                        continue
+                    gap = adv.options[0].win - adv.options[1].win
+                    assert ("a close call" in adv.sentence) == (gap < 0.005), adv.sentence
+                    assert ("this choice matters" in adv.sentence) == (gap >= 0.05), adv.sentence
+                    assert f"{100 * gap:.2f} points apart" in adv.sentence or 0.005 <= gap < 0.05
+                    close += gap < 0.005
+                    matters += gap >= 0.05
+    assert close > 20 and matters > 500
+
+
+def test_a_keep_sentence_names_a_close_runner_up_keep(tiny) -> None:  # type: ignore[no-untyped-def]
+    """When another keep is the closest option (closer than the best keep's other move) the sentence names it."""
+    found = 0
+    for me in scores(tiny):
+        for roll in ("15332", "1155", "15", "11555", "1523"):
+            turn = {5: 0, 4: 100, 3: 100, 2: 150}[len(roll)]
+            adv = advise(tiny, Position(me, 150, turn), roll=roll)
+            best = adv.best
+            if best is None or best.then not in ("bank", "roll") or best.win >= 1.0 or len(adv.options) < 2:
+                continue
+            other = best.roll if best.then == "bank" else best.bank
+            second = adv.options[1]
+            if other is not None and second.win > other and best.win - second.win < 0.005:
+                assert "a close call: keeping " in adv.sentence and "instead is only" in adv.sentence, adv.sentence
+                found += 1
+    assert found > 0

@@ -20,7 +20,7 @@ def test_a_roll_as_arguments_is_the_same_as_roll(tiny_rules_file: Path, session_
     """`advise 1 1 5 2 3` answers exactly as `advise --roll 11523`."""
     rules = ["--rules", str(tiny_rules_file), "--me", "150"]
     assert _json(["advise", "1", "1", "5", "2", "3", *rules]) == _json(["advise", *rules, "--roll", "11523"])
-    assert _json(["advise", "1,1", "5", *rules])["position"]["roll"] == [1, 1, 5]
+    assert _json(["advise", "1,1", "5", *rules, "--turn", "100"])["position"]["roll"] == [1, 1, 5]
 
 
 def test_a_roll_given_twice_or_badly_is_refused(tiny_rules_file: Path, session_cache: Path) -> None:

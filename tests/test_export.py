@@ -1,7 +1,8 @@
-"""`cinqmille export` and `cinqmille.export`: rows agree with advise, only reachable states, atomic writes."""
+"""`cinqmille export` and `cinqmille.export`: rows and keeps agree with advise, only reachable states, documented columns, atomic writes."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -12,9 +13,9 @@ from click.testing import CliRunner
 from cinqmille import export as ex
 from cinqmille.advice import advise
 from cinqmille.cli import main
-from cinqmille.dice import legal_keeps
+from cinqmille.dice import dice_tables, faces_of, legal_keeps
 from cinqmille.position import Position
-from cinqmille.rules import load_rules
+from cinqmille.rules import load_rules, rules_from_dict
 from cinqmille.solver import solve
 
 pytestmark = pytest.mark.usefixtures("session_cache")
@@ -97,8 +98,10 @@ def test_reachable_states_contain_every_random_walk(tiny_rules_file: Path) -> No
     assert not reach[0, : rules.dice - 1].any()
 
 
-def test_failed_write_leaves_nothing(tiny_rules_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A write that fails half-way leaves the old file intact and no temporary file behind."""
+@pytest.mark.parametrize("writer", ["_write_csv", "_write_keeps_csv"])
+def test_failed_write_leaves_nothing(writer: str, tiny_rules_file: Path, tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write that fails half-way (the policy file or the keep table) leaves the old file intact and nothing else."""
     target = tmp_path / "policy.csv"
     target.write_text("old content\n")
 
@@ -106,7 +109,7 @@ def test_failed_write_leaves_nothing(tiny_rules_file: Path, tmp_path: Path, monk
         Path(path).write_text("me,opp\n1,2\n")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(ex, "_write_csv", broken)
+    monkeypatch.setattr(ex, writer, broken)
     code, _, err = run("--rules", str(tiny_rules_file), "-o", str(target), "--me", "200", "--opp", "200")
     assert code == 2 and "No space left" in err and len(err.strip().splitlines()) == 1
     assert target.read_text() == "old content\n"
@@ -157,3 +160,142 @@ def test_last_round_export_lists_both_seats(tmp_path: Path, session_cache: Path)
         answer = advise(result, Position(450, 500, 150, 2, seat=seat))
         assert cols["win"][rows[0]] == pytest.approx(answer.win)
         assert cols["action"][rows[0]] == answer.best.action
+
+
+# -- the keep table ----------------------------------------------------------------------------
+def faces(code: int) -> tuple[int, ...]:
+    """The faces of a digits code: 1335 -> (1, 3, 3, 5)."""
+    return tuple(int(c) for c in str(int(code)))
+
+
+RULESETS = {
+    "reach": {"name": "tiny", "goal": 500, "opening": 150},
+    "exact": {"name": "tiny-exact", "goal": 600, "opening": 150, "end": "exact"},
+    "last_round": {"name": "tiny-lr", "goal": 600, "opening": 150, "last_round": True},
+}
+
+
+@pytest.mark.parametrize("kind", sorted(RULESETS))
+def test_keep_rows_agree_with_advise(kind: str) -> None:
+    """A sample of keep rows (every `then` among them) gives the keep, points, dice left and next move that `advise --roll` ranks first."""
+    result = solve(rules_from_dict(RULESETS[kind]))
+    cols = ex.policy_rows(result, [0, 300, 450], [0, 450])
+    keeps = ex.keep_rows(result, cols)
+    then = np.array(ex.THEN)[keeps["then"]]
+    expected = {"reach": {"bank", "roll", "win"}, "exact": {"bank", "roll", "win", "bust"},
+                "last_round": {"bank", "roll", "win"}}[kind]
+    assert set(then.tolist()) == expected
+    rng = np.random.default_rng(5)
+    sample = set(rng.choice(len(then), size=150, replace=False).tolist())
+    sample |= {int(np.flatnonzero(then == label)[k]) for label in expected for k in (0, -1)}
+    for i in sorted(sample):
+        me, opp, seat, turn, dice = (int(keeps[c][i]) for c in ("me", "opp", "seat", "turn", "dice"))
+        best = advise(result, Position(me, opp, turn, dice, seat=seat), roll=faces(keeps["rolled"][i])).best
+        assert best is not None, i
+        got = (faces(keeps["keep"][i]), int(keeps["points"][i]), then[i])
+        assert got == (best.keep, best.points, best.then), (me, opp, seat, turn, dice, keeps["rolled"][i])
+        if best.then in ("bank", "roll"):
+            assert keeps["left"][i] == best.dice
+
+
+def test_keep_rows_list_every_roll_that_does_not_bust_of_every_roll_state(tiny_rules_file: Path) -> None:
+    """Each state whose action is roll has one keep row per roll of its dice that does not bust, in order; bank states have none."""
+    rules = load_rules(str(tiny_rules_file))
+    result = solve(rules, "win")
+    cols = ex.policy_rows(result, [0, 200], [150, 300])
+    keeps = ex.keep_rows(result, cols)
+    tables = dice_tables(rules)
+    rolls = {m: [int(ex.faces_code(t.counts[r])) for r in range(len(t.counts)) if not t.bust[r]] for m, t in tables.items()}
+    state = ("me", "opp", "seat", "turn", "dice")
+    key = np.stack([keeps[c].astype(np.int64) for c in state], axis=1)
+    starts = np.flatnonzero(np.r_[True, (key[1:] != key[:-1]).any(axis=1)])
+    listed = [tuple(int(v) for v in key[k]) for k in starts]
+    roll_states = [tuple(int(cols[c][i]) for c in state) for i in np.flatnonzero(cols["action"] == "roll")]
+    assert listed == roll_states and (cols["action"] == "bank").any()
+    for k, end in zip(starts, np.r_[starts[1:], len(key)]):
+        assert keeps["rolled"][k:end].tolist() == rolls[int(key[k, 4])]
+    assert 23466 not in keeps["rolled"].tolist()  # 2-3-4-6-6 busts
+    assert faces_of((1, 0, 2, 0, 1, 0)) == faces(ex.faces_code(np.array([1, 0, 2, 0, 1, 0])))
+
+
+def export_slice(fmt: str, rules_file: Path, where: Path, *extra: str) -> Path:
+    """Export the tiny ruleset's slice me 200, opp 150:300 in `fmt`; returns the policy file."""
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    target = where / f"policy.{fmt}"
+    code, out, err = run("--rules", str(rules_file), "-o", str(target), "--me", "200", "--opp", "150:300", *extra)
+    assert code == 0, err
+    return target
+
+
+@pytest.mark.parametrize("fmt", ex.FORMATS)
+def test_keep_table_round_trips(fmt: str, tiny_rules_file: Path, tmp_path: Path) -> None:
+    """`read_policy` gives back the keep table exactly (values and compact dtypes) next to the bank/roll rows."""
+    target = export_slice(fmt, tiny_rules_file, tmp_path)
+    result = solve(load_rules(str(tiny_rules_file)), "win")
+    cols = ex.policy_rows(result, [200], [150, 200, 250, 300])
+    keeps = ex.keep_rows(result, cols)
+    back = ex.read_policy(target)
+    assert set(back) == set(ex.COLUMNS) | {f"keeps/{c}" for c in ex.KEEP_COLUMNS}
+    assert len(back["keeps/me"]) == len(keeps["me"]) > len(back["me"])
+    for c in ex.KEEP_COLUMNS:
+        assert back[f"keeps/{c}"].dtype == keeps[c].dtype and np.array_equal(back[f"keeps/{c}"], keeps[c]), c
+    assert keeps["me"].dtype == np.int16 and keeps["then"].dtype == np.uint8
+    for c in ("me", "opp", "turn", "dice", "action"):
+        assert np.array_equal(back[c], cols[c]), c
+    assert np.allclose(back["roll"], cols["roll"], rtol=0, atol=1e-11)
+    assert set(ex.read_policy(target, keeps=False)) == set(ex.COLUMNS)
+
+
+@pytest.mark.parametrize("fmt", ex.FORMATS)
+def test_no_keeps_writes_the_bank_roll_table_only(fmt: str, tiny_rules_file: Path, tmp_path: Path) -> None:
+    """`--no-keeps` writes no keep table: one data file (and its sidecar for CSV), read back without keeps."""
+    target = export_slice(fmt, tiny_rules_file, tmp_path, "--no-keeps")
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == {"csv": ["policy.csv", "policy.csv.json"], "npz": ["policy.npz"],
+                     "parquet": ["policy.parquet"]}[fmt]
+    assert set(ex.read_policy(target)) == set(ex.COLUMNS) and ex.read_meta(target)["keeps"] is None
+
+
+def documented(docs: dict, names: list[str]) -> None:
+    """Every name has a non-empty meaning and unit in `docs`, and nothing else is documented."""
+    assert list(docs) == names
+    for name in names:
+        assert docs[name]["meaning"].strip() and docs[name]["unit"].strip(), name
+
+
+@pytest.mark.parametrize("fmt", ex.FORMATS)
+def test_every_column_is_documented_in_its_file(fmt: str, tiny_rules_file: Path, tmp_path: Path) -> None:
+    """Each file of an export carries the ruleset, the solver version and every column's meaning and unit."""
+    target = export_slice(fmt, tiny_rules_file, tmp_path)
+    version = solve(load_rules(str(tiny_rules_file)), "win").solver_version
+    main, keeps = list(ex.COLUMNS), list(ex.KEEP_COLUMNS)
+    if fmt == "npz":
+        with np.load(target) as data:
+            meta = json.loads(str(data["meta"]))
+            arrays = [name for name in data.files if name != "meta"]
+        documented(meta["columns"], main + [f"keeps/{c}" for c in keeps])
+        assert arrays == list(meta["columns"])
+        metas = [meta]
+    elif fmt == "csv":
+        metas = []
+        for path, names in ((target, main), (tmp_path / "policy.keeps.csv", keeps)):
+            side = json.loads((tmp_path / f"{path.name}.json").read_text())
+            assert path.read_text().splitlines()[0] == ",".join(names) and side["file"] == path.name
+            documented(side["columns"], names)
+            metas.append(side)
+    else:
+        import pyarrow.parquet as pq
+
+        metas = []
+        for path, names in ((target, main), (tmp_path / "policy.keeps.parquet", keeps)):
+            schema = pq.read_schema(path)
+            assert schema.names == names
+            for field in schema:
+                assert field.metadata[b"meaning"].strip() and field.metadata[b"unit"].strip(), field.name
+            meta = json.loads(schema.metadata[b"cinqmille"])
+            documented(meta["columns"], names)
+            metas.append(meta)
+    for meta in metas:
+        assert meta["rules"]["name"] == "tiny" and meta["solver_version"] == version
+    assert metas[0]["keeps"]["rows"] == len(ex.read_policy(target)["keeps/me"])

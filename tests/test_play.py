@@ -167,3 +167,110 @@ def test_bot_plays_last_rounds_and_take_overs_from_the_solver() -> None:
     text = "\n".join(said)
     assert "relaxes" not in text and "rule of thumb" not in text
     assert "take over" in text or "afresh" in text
+
+
+# -- any policy at any seat; numbers typed at the prompts ------------------------------------------
+LONG_TOML = 'name = "tiny-long"\ngoal = 1500\nopening = 150\n'
+
+
+@pytest.fixture
+def long_file(tmp_path: Path, session_cache: Path) -> Path:
+    """A small ruleset whose games last several turns (goal 1500, opening 150)."""
+    path = tmp_path / "long.toml"
+    path.write_text(LONG_TOML)
+    return path
+
+
+def test_a_threshold_seat_plays_its_policy_and_is_narrated_by_the_referee(long_file: Path) -> None:
+    """With `--players human,threshold:300` the bot seat banks only with 300 points or a winning bank, its moves are
+    shown as the referee logs them (no 'thinks'), and the game ends with a winner."""
+    code, out, err = run("--rules", str(long_file), "--players", "human,threshold:300", "--seed", "6",
+                         text="\n" * 3000)
+    assert code == 0, err
+    assert "You, Bot (threshold:300)" in out and re.search(r"^(You|Bot \(threshold:300\)) won", out, re.M)
+    assert "thinks" not in out
+    banks = re.findall(r"^Bot \(threshold:300\): bank (\d+): (\d+) -> (\d+)$", out, re.M)
+    assert banks and re.search(r"^Bot \(threshold:300\): roll ", out, re.M)
+    for points, _, after in banks:
+        assert int(points) >= 300 or int(after) >= 1500
+
+
+def test_seats_take_the_policy_names_of_simulate(long_file: Path) -> None:
+    """`bot` is `optimal` (the same game, word for word), and three seats `bot,cautious,human` play to a winner
+    with numbered bot names."""
+    seat_bot = run("--rules", str(long_file), "--players", "bot,human", "--seed", "8", text="\n" * 3000)
+    seat_optimal = run("--rules", str(long_file), "--players", "optimal,human", "--seed", "8", text="\n" * 3000)
+    assert seat_bot == seat_optimal and seat_bot[0] == 0
+    code, out, err = run("--rules", str(long_file), "--players", "bot,cautious,human", "--seed", "2",
+                         text="\n" * 3000)
+    assert code == 0, err
+    assert "Bot 1, Bot 2 (cautious), You" in out and "Bot 1 thinks:" in out and "Bot 2 (cautious) thinks" not in out
+    assert re.search(r"^(You|Bot 1|Bot 2 \(cautious\)) won", out, re.M)
+
+
+@pytest.mark.parametrize(("players", "fragment"), [
+    ("human,threshold:25", "multiple of 50"), ("human,cat", "unknown policy 'cat'"),
+    ("human,optimal:3", "takes no argument"), ("Human,bot", "unknown policy 'Human'"),
+])
+def test_bad_seat_names_are_refused_like_simulate(players: str, fragment: str, tiny_rules_file: Path) -> None:
+    """A seat that is neither human nor a policy of simulate: exit 2, one line naming the problem."""
+    code, _, err = run("--rules", str(tiny_rules_file), "--players", players)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and fragment in err, err
+
+
+class Scripted:
+    """A console that answers from a list and records what it is asked and told."""
+
+    def __init__(self, answers: list[str]):
+        self.answers = list(answers)
+        self.asked: list[str] = []
+        self.said: list[str] = []
+
+    def ask(self, prompt: str) -> str:
+        self.asked.append(prompt)
+        if not self.answers:
+            raise EOFError
+        return self.answers.pop(0)
+
+    def say(self, text: str = "") -> None:
+        self.said.append(text)
+
+
+def human_at(answers: list[str]):  # type: ignore[no-untyped-def]
+    """A person at the keyboard of a tiny game without a solved table (no advice), answering `answers`."""
+    from cinqmille.play import HumanPolicy, Table
+
+    rules = rules_from_dict({"name": "tiny", "goal": 500, "opening": 150, "prediction": True})
+    console = Scripted(answers)
+    return HumanPolicy(Table(rules, ["You", "Other"], console, None), 0), console, rules
+
+
+def test_keep_answers_are_read_as_faces() -> None:
+    """At the keep prompt the faces are read by `parsing.faces`: '1, 5' and '1-5' keep the 1 and the 5; '1x5',
+    a seventh face and a non-ASCII digit are refused and asked again."""
+    from cinqmille.engine import GameView, new_player
+    from cinqmille.engine.judge import keep_lookup
+
+    for answers in (["1, 5"], ["1x5", "1-5"], ["7", "١", "15"]):
+        human, console, rules = human_at(answers)
+        counts = (1, 0, 1, 0, 1, 0)  # 1-3-5
+        view = GameView(rules, 0, (new_player(rules), new_player(rules)), 100, 3, counts, True, False, False,
+                        False, None, 0)
+        keeps = keep_lookup(rules)[counts]
+        keep = human.choose_keep(view, keeps)
+        assert faces_of(keep.dice) == (1, 5)
+        assert len(console.asked) == len(answers)
+        assert sum("is not a legal keep" in line for line in console.said) == len(answers) - 1
+
+
+def test_announcements_are_read_as_whole_numbers() -> None:
+    """At the announcement prompt the number is read by `parsing.whole`: '1_50' is 150, '0' is no announcement,
+    and '150.0', '+150' and a non-ASCII '١٥٠' are asked again."""
+    from cinqmille.engine import GameView, new_player
+
+    for answers, want in ((["1_50"], 150), (["150.0", "+150", "١٥٠", "0"], None), (["x", "200"], 200)):
+        human, console, rules = human_at(answers)
+        view = GameView(rules, 0, (new_player(rules), new_player(rules)), 200, 2, None, True, False, False,
+                        False, None, 0)
+        assert human.predict(view, (50, 100, 150, 200)) == want
+        assert len(console.asked) == len(answers)

@@ -111,3 +111,21 @@ def test_chasing_choices_are_found_and_stated() -> None:
     note = " ".join(result.assumptions)
     assert "chase each other" in note and "1100/2300/1900" in note
     assert result.residual < 1e-3  # the averaged values are close to the mixed choice
+
+
+def test_advise_at_a_table_of_three_and_more(tmp_path: Path, session_cache: Path) -> None:
+    """`advise --opp B,C` reads the three-player policy; with more opponents it says which reduction it used."""
+    path = tmp_path / "r.toml"
+    path.write_text('goal = 300\nopening = 100\nend = "exact"\n')
+    runner = CliRunner()
+    args = ["advise", "--rules", str(path), "--me", "100", "--turn", "100", "--dice", "3", "--json"]
+    data = json.loads(runner.invoke(main, [*args, "--opp", "150,200"]).output)
+    block, row = compute(rules_from_dict({"goal": 300, "opening": 100, "end": "exact"}), players=3) \
+        .seats_spot(100, (150, 200))
+    assert data["position"]["opp"] == [150, 200] and data["exact"]
+    assert abs(data["win"] - float(block.value(row, 2, 3))) < 1e-12
+    four = json.loads(runner.invoke(main, [*args, "--opp", "150,0,200"]).output)
+    assert four["win"] == data["win"] and not four["exact"]  # the two leading opponents, in their order
+    assert any("threaten most" in a for a in four["assumptions"])
+    bad = runner.invoke(main, [*args, "--opp", "150,200", "--target", "300"])
+    assert bad.exit_code == 2 and bad.output.startswith("Error: ")

@@ -2,30 +2,36 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import click
 
-from ..parsing import faces, maybe_whole, quoted
+from ..parsing import faces, maybe_whole, quoted, whole
+from ..solver.n_player import MAX_PLAYERS
 from .common import emit_json, friendly_errors, json_option, resolve_rules, rules_option
 
 
-def load_win_table(rules):  # type: ignore[no-untyped-def]
-    """The solved `win` table of `rules`: from the cache, or solved now behind a progress bar."""
+def load_win_table(rules, players: int = 2):  # type: ignore[no-untyped-def]
+    """The solved `win` table of `rules` for `players`: from the cache, or solved now behind a progress bar."""
     from ..advice import is_cached
     from ..solver import solve
 
-    if is_cached(rules):
-        return solve(rules, "win")
+    if is_cached(rules, players):
+        return solve(rules, "win", players=players)
     from .progress import progress_bar
 
-    with progress_bar(f"Solving '{rules.name}' (first use, cached afterwards)") as update:
-        return solve(rules, "win", progress=update)
+    label = "" if players == 2 else f" for {players} players"
+    with progress_bar(f"Solving '{rules.name}'{label} (first use, cached afterwards)") as update:
+        return solve(rules, "win", progress=update, players=players)
 
 
 @click.command("advise")
 @click.argument("roll_faces", nargs=-1, metavar="[FACES]...")
 @rules_option
 @click.option("--me", "me", metavar="POINTS", help="Your banked score (0 = not opened). Default 0.")
-@click.option("--opp", "opp", metavar="POINTS", help="The opponent's banked score. Default 0.")
+@click.option("--opp", "opp", metavar="POINTS[,POINTS...]",
+              help="The opponents' banked scores in playing order after you (next player first). Default 0. "
+                   "Three players are solved exactly; with more, the two who threaten most are kept.")
 @click.option("--turn", "turn", metavar="POINTS", help="Turn points set aside (before --roll). Default 0.")
 @click.option("--dice", "dice", metavar="N", help="Dice in hand (bank or roll?).")
 @click.option("--roll", "roll", metavar="FACES", help="The dice just rolled, e.g. 1,5,3,3,2 or 15332 (which to keep?).")
@@ -54,9 +60,11 @@ def command(roll_faces: tuple[str, ...], rules_spec: str, me: str | None, opp: s
         if not sep:
             raise PositionError(f"--offer: expected POINTS/DICE such as 350/2, got {quoted(offer)}")
         offered = (maybe_whole(points, "--offer points") or 0, maybe_whole(hand, "--offer dice") or 0)
-    pos = Position(maybe_whole(me, "--me") or 0, maybe_whole(opp, "--opp") or 0,
+    opps = tuple(whole(x, "--opp") for x in (opp or "0").split(","))
+    pos = Position(maybe_whole(me, "--me") or 0, opps[0],
                    maybe_whole(turn, "--turn") or 0, maybe_whole(dice, "--dice", None),
-                   seat=0 if seat == "first" else 1, offer=offered, target=maybe_whole(target, "--target", None))
+                   seat=0 if seat == "first" else 1, offer=offered, target=maybe_whole(target, "--target", None),
+                   others=opps if len(opps) > 1 else None)
     if roll_faces and roll is not None:
         raise PositionError("give the roll once: as arguments (1 1 5 2 3) or with --roll 11523, not both")
     if roll_faces:
@@ -66,8 +74,12 @@ def command(roll_faces: tuple[str, ...], rules_spec: str, me: str | None, opp: s
         raise PositionError("--offer is a choice at the start of a turn: give no --roll or --dice with it")
     if rolled is None and pos.dice is None and pos.turn > 0:
         raise PositionError("give --dice N (dice in hand: bank or roll?) or --roll FACES (which dice to keep?)")
-    pos.validate(rules)
-    result = load_win_table(rules)
+    if rolled is not None and pos.dice is not None and pos.dice != len(rolled):
+        raise PositionError(f"the roll has {len(rolled)} {'die' if len(rolled) == 1 else 'dice'} but --dice says "
+                            f"{pos.dice} {'is' if pos.dice == 1 else 'are'} in hand")
+    in_hand = len(rolled) if rolled is not None else pos.dice
+    replace(pos, dice=in_hand).validate(rules)  # the position asked about, refused before any solve
+    result = load_win_table(rules, 2 if pos.others is None else MAX_PLAYERS)
     advice = advise(result, pos, rolled)
     if as_json:
         emit_json(advice.as_dict())

@@ -52,8 +52,8 @@ def command(rules_text: str, games: int, referee_games: int, thresholds: str, se
         from ..research.plots import _pyplot
 
         _pyplot()  # fail early, with one line, when matplotlib is missing
-    config = CompareConfig(tuple(rules_list), games=games, referee_games=referee_games, thresholds=grid,  # type: ignore[arg-type]
-                           seed=seed, jobs=jobs, backend=backend, scheduler=scheduler)
+    config = CompareConfig(tuple(rules_list), games=games, referee_games=referee_games, thresholds=grid,
+                           seed=seed, jobs=jobs, backend=backend, scheduler=scheduler)  # type: ignore[arg-type]
     with progress_bar(f"Comparing {len(specs)} ruleset{'s' if len(specs) > 1 else ''}") as update:
         rows = compare(config, update)
     figures: list[Path] = []

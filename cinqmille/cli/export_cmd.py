@@ -1,4 +1,4 @@
-"""`cinqmille export`: the optimal policy of a ruleset, one row per decision state, as CSV, npz or parquet."""
+"""`cinqmille export`: the optimal policy of a ruleset as CSV, npz or parquet: the bank/roll table and the keep table."""
 
 from __future__ import annotations
 
@@ -15,13 +15,17 @@ from .common import friendly_errors, resolve_rules, rules_option
 @click.option("--format", "fmt", type=click.Choice(["csv", "npz", "parquet"]),
               help="File format (default: from the file name's suffix).")
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The file to write (replaced atomically).")
+              help="The file to write (replaced atomically); CSV and parquet put the keep table beside it "
+                   "(policy.csv -> policy.keeps.csv).")
 @click.option("--me", "me", metavar="POINTS|LO:HI", help="Only these scores of the player to move (default: all).")
 @click.option("--opp", "opp", metavar="POINTS|LO:HI", help="Only these opponent scores (default: all).")
+@click.option("--keeps/--no-keeps", "keeps", default=True, show_default=True,
+              help="Also write the keep table: the best keep of every roll where the best move is to roll "
+                   "(about 48 times the rows of the bank/roll table).")
 @friendly_errors
-def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp: str | None) -> None:
-    """Write the optimal policy: scores, turn points, dice, best action and chances to win by banking and rolling."""
-    from ..export import format_of, meta_of, need_pyarrow, parse_scores, policy_rows, write_policy
+def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp: str | None, keeps: bool) -> None:
+    """Write the optimal policy: scores, turn points, dice, best action and chances to win by banking and rolling, and the best keep of every roll."""
+    from ..export import format_of, keep_rows, meta_of, need_pyarrow, parse_scores, policy_rows, write_policy
     from .advise_cmd import load_win_table
     from .progress import progress_bar
 
@@ -32,11 +36,18 @@ def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp:
     mes, opps = parse_scores(me, rules, "--me"), parse_scores(opp, rules, "--opp")
     result = load_win_table(rules)
     start = time.perf_counter()
+    share = 0.3 if keeps else 1.0
     with progress_bar(f"Exporting {len(mes) * len(opps):,} score pairs") as update:
-        cols = policy_rows(result, mes, opps, progress=update)
-    size = write_policy(output, fmt, cols, meta_of(result))
+        cols = policy_rows(result, mes, opps, progress=lambda f: update(share * f))
+        kept = keep_rows(result, cols, progress=lambda f: update(share + (1 - share) * f)) if keeps else None
+    files = write_policy(output, fmt, cols, meta_of(result), kept)
     seconds = time.perf_counter() - start
-    click.echo(f"Wrote {len(cols['me']):,} rows ({len(mes) * len(opps):,} score pairs) of '{rules.name}' "
-               f"to {output} ({fmt}, {size / 1e6:.1f} MB) in {seconds:.1f} s.")
+    size = sum(f.stat().st_size for f in files)
+    rows = f"{len(cols['me']):,} rows"
+    if kept is not None:
+        rows += f" and {len(kept['me']):,} keep rows"
+    click.echo(f"Wrote {rows} ({len(mes) * len(opps):,} score pairs) of '{rules.name}' "
+               f"to {output}{''.join(f', {f.name}' for f in files[1:])} "
+               f"({fmt}, {size / 1e6:.1f} MB) in {seconds:.1f} s.")
     if not result.exact:
         click.echo("Note: this ruleset is not solved exactly; the solver assumes: " + "; ".join(result.assumptions))

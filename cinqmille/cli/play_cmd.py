@@ -1,4 +1,4 @@
-"""`cinqmille play`: a game in the terminal against the optimal bot, or between people at one keyboard."""
+"""`cinqmille play`: a game in the terminal against bots of any policy, or between people at one keyboard."""
 
 from __future__ import annotations
 
@@ -29,18 +29,20 @@ class TerminalConsole:
 
 @click.command("play")
 @rules_option
-@click.option("--players", default="human,bot", show_default=True, metavar="KINDS",
-              help="Seats in playing order, each human or bot: human,bot / bot,human / human,human / ...")
+@click.option("--players", default="human,bot", show_default=True, metavar="P1,P2[,...]",
+              help="Seats in playing order: human, or a policy as for simulate (bot = optimal, expected, "
+                   "threshold:T, threshold:T/K, cautious, random): human,bot / bot,human / human,threshold:300 / ...")
 @click.option("--seed", type=SEED, default=None, help="Seed of the dice (the same seed and answers replay a game).")
 @friendly_errors
 def command(rules_spec: str, players: str, seed: int | None) -> None:
     """Play 5000 in the terminal: ? asks for advice at any decision, Enter takes the advised move, q quits."""
     import numpy as np
 
-    from ..play import parse_players, play_text
+    from ..play import play_text
+    from ..players import parse_players
     from .advise_cmd import load_win_table
 
     rules = resolve_rules(rules_spec)
-    seats = parse_players(players)
+    seats = parse_players(players, rules, humans=True)
     play_text(rules, seats, TerminalConsole(), rng=np.random.default_rng(seed),
               result_provider=lambda: load_win_table(rules))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from ..parsing import SEED, WholeNumber
+from ..players import parse_players
 from ..simulation import SimConfig, SimResult, simulate
 from .common import emit_json, friendly_errors, json_option, resolve_rules, rules_option
 from .progress import progress_bar
@@ -13,11 +14,6 @@ from .progress import progress_bar
 #: Largest number of games one command plays, and of worker processes.
 MAX_GAMES = 1_000_000_000
 MAX_JOBS = 256
-
-
-def parse_players(text: str) -> tuple[str, ...]:
-    """`optimal,threshold:350` -> ("optimal", "threshold:350")."""
-    return tuple(p.strip() for p in text.split(",") if p.strip())
 
 
 def backend_options(func):  # noqa: ANN001, ANN201 - a Click decorator
@@ -51,7 +47,8 @@ def format_result(res: SimResult) -> list[str]:
 @click.command("simulate")
 @rules_option
 @click.option("--players", "players_text", default="optimal,optimal", show_default=True, metavar="P1,P2[,...]",
-              help="Policies by seat (seat 0 starts): optimal, expected, threshold:T, threshold:T/K, cautious, random.")
+              help="Policies by seat (seat 0 starts): optimal (or bot), expected, threshold:T, threshold:T/K, "
+                   "cautious, random.")
 @click.option("--games", type=WholeNumber(1, MAX_GAMES), default=10_000, show_default=True,
               help=f"Number of games (at most {MAX_GAMES:,}).")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed: the same seed gives the same result.")
@@ -66,7 +63,7 @@ def command(rules_spec: str, players_text: str, games: int, seed: int, jobs: int
             scheduler: str | None, engine: str, batch_size: int | None, as_json: bool) -> None:
     """Play many games between policies: wins per seat with 95% intervals, game length, busts."""
     rules = resolve_rules(rules_spec)
-    config = SimConfig(rules, parse_players(players_text), games, seed=seed, jobs=jobs, engine=engine,  # type: ignore[arg-type]
+    config = SimConfig(rules, parse_players(players_text, rules), games, seed=seed, jobs=jobs, engine=engine,  # type: ignore[arg-type]
                        batch_size=batch_size, backend=backend, scheduler=scheduler)  # type: ignore[arg-type]
     with progress_bar(f"Simulating {games:,} games") as update:
         result = simulate(config, progress=update)

@@ -17,11 +17,11 @@ from functools import lru_cache
 
 from ..rules import Rules
 
-Counts = tuple[int, int, int, int, int, int]
+Counts = tuple[int, ...]  # six counts, one per face
 WIN = float("inf")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Reading:
     """One way to read a set of dice: its value, combinations and free singles."""
 
@@ -145,7 +145,7 @@ def sub_counts(counts: Counts):
             yield sub
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Keep:
     """A legal keep: the kept dice, the points they score, and whether they win at once."""
 

@@ -37,7 +37,7 @@ def ways(counts: Counts) -> int:
     return total
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class DiceTable:
     """The rolls of `n` dice and their legal keeps, flattened (CSR by roll).
 
@@ -116,7 +116,7 @@ def dice_tables(rules: Rules) -> dict[int, DiceTable]:
     return {n: build_table(rules, n) for n in range(1, rules.dice + 1)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DiceOdds:
     """Headline odds of rolling n dice: bust, full hand, mean points of the best keep."""
 

@@ -9,17 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
 
 from ..dice import legal_keeps, rolls_of
 from ..dice.scoring import Counts, Keep
 from ..rules import Rules
-from ..rules.bank import KINDS
-
-BankKind = Literal["scored", "void", "fault"]
+from ..rules.bank import KINDS, BankKind
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BankOutcome:
     """What banking `turn` points would do: `scored` (new score), `void` (final stretch), `fault` (rule of 50)."""
 

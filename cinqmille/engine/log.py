@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from typing import Any, Literal, Union
 
 from ..dice.scoring import Counts
+from ..rules.bank import BankKind
 
 BustReason = Literal["no_score", "overshoot", "prediction"]
 PenaltyKind = Literal["bust_strike", "cross", "cross_strike", "zero_turns", "knock_back", "deadly_tie"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TurnStart:
     """A turn begins (`turn` counts from 0 over the whole game)."""
 
@@ -27,7 +28,7 @@ class TurnStart:
     score: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TakeOver:
     """A take-over was offered; `accepted` is the player's answer."""
 
@@ -37,7 +38,7 @@ class TakeOver:
     accepted: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Prediction:
     """A prediction was offered before rolling the last two dice; `points` is None when declined."""
 
@@ -45,7 +46,7 @@ class Prediction:
     points: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Roll:
     """Dice rolled; `asked` is True when the player chose to roll (banking was legal)."""
 
@@ -54,7 +55,7 @@ class Roll:
     asked: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PredictionResult:
     """The roll after a prediction: what it scored and whether the prediction was right."""
 
@@ -64,7 +65,7 @@ class PredictionResult:
     right: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Kept:
     """Dice kept from the last roll; turn points and dice in hand after the keep."""
 
@@ -76,7 +77,7 @@ class Kept:
     doubled: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Bust:
     """The turn ends scoreless: no scoring die, an overshoot (`exact`) or a wrong prediction."""
 
@@ -86,18 +87,18 @@ class Bust:
     all_dice: bool  # the busting roll was a roll of all D dice
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Banked:
     """The player banked `points`: `scored`, `void` (final stretch) or `fault` (rule of 50)."""
 
     seat: int
     points: int
-    outcome: Literal["scored", "void", "fault"]
+    outcome: BankKind
     score_before: int
     score_after: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Penalty:
     """A penalty applied to `seat` (possibly another player than the one who played)."""
 
@@ -107,7 +108,7 @@ class Penalty:
     score_after: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class InstantWin:
     """A keep that wins the game at once (five 1s)."""
 
@@ -115,7 +116,7 @@ class InstantWin:
     dice: Counts
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TurnEnd:
     """The score sheet after the turn: every player's banked score."""
 
@@ -123,7 +124,7 @@ class TurnEnd:
     scores: tuple[int, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GameEnd:
     """The game is over."""
 
@@ -153,7 +154,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     from .errors import ScriptError
 
     kind = data.get("event")
-    cls = EVENT_TYPES.get(kind)  # type: ignore[arg-type]
+    cls = EVENT_TYPES.get(str(kind))
     if cls is None:
         raise ScriptError(f"unknown event type {kind!r} in a game log")
     args = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k != "event"}

@@ -31,7 +31,6 @@ from .judge import (
 from .log import (
     Banked,
     Bust,
-    BustReason,
     Event,
     GameEnd,
     InstantWin,
@@ -52,7 +51,7 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 8
 DEFAULT_MAX_TURNS = 100_000
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GameResult:
     """A finished game: its rules, starting sheets, event log, final sheets and winner (seat index)."""
 
@@ -74,12 +73,11 @@ class GameResult:
         return tuple(e.scores for e in self.events if isinstance(e, TurnEnd))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _TurnOutcome:
     kind: Literal["bank", "bust", "win"]
     points: int = 0
     dice: int = 0
-    reason: BustReason = "no_score"
     all_dice: bool = False
     keep: Counts | None = None
 
@@ -156,10 +154,6 @@ class Game:
     @property
     def finished(self) -> bool:
         return self._winner is not None
-
-    @property
-    def seat_to_play(self) -> int:
-        return self._seat
 
     @property
     def last_round(self) -> LastRound | None:
@@ -247,13 +241,13 @@ class Game:
             all_dice = n == big
             if not keeps:
                 emit(Bust(seat, "no_score", t, all_dice))
-                return _TurnOutcome("bust", reason="no_score", all_dice=all_dice)
+                return _TurnOutcome("bust", all_dice=all_dice)
             if predicted is not None:
                 got = roll_points(keeps)
                 emit(PredictionResult(seat, predicted, got, got == predicted))
                 if got != predicted:
                     emit(Bust(seat, "prediction", t, all_dice))
-                    return _TurnOutcome("bust", reason="prediction", all_dice=False)
+                    return _TurnOutcome("bust")
             keep = self._ask_keep(seat, t, n, counts, rolled, full, taken, keeps)
             if keep.win:
                 return _TurnOutcome("win", keep=keep.dice)
@@ -266,9 +260,9 @@ class Game:
                 n = big
             emit(Kept(seat, keep.dice, keep.points, t, n, predicted is not None))
             rolled = True
-            if rules.end == "exact" and score + t > rules.goal:
+            if rules.banking.overshoots(score, t):
                 emit(Bust(seat, "overshoot", t, False))
-                return _TurnOutcome("bust", reason="overshoot")
+                return _TurnOutcome("bust")
 
     def _ask_prediction(self, seat: int, t: int, n: int, rolled: bool, full: bool, taken: bool) -> int | None:
         choices = prediction_choices(self.rules)

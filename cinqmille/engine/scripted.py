@@ -25,7 +25,7 @@ def _keep_counts(spec: KeepSpec) -> Counts:
     values = tuple(int(v) for v in spec)
     if len(values) != 6:
         raise ScriptError(f"a scripted keep is faces as a string or a count vector of 6, got {spec!r}")
-    return values  # type: ignore[return-value]
+    return values
 
 
 class ScriptedPolicy:

@@ -16,7 +16,7 @@ from ..dice.scoring import Counts
 from ..rules import Rules
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ScoreEntry:
     """One total written on a player's score sheet; `struck` once crossed out."""
 
@@ -24,7 +24,7 @@ class ScoreEntry:
     struck: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PlayerState:
     """A player between turns: banked score, opened flag, score sheet and penalty counters."""
 
@@ -40,15 +40,10 @@ class PlayerState:
         return tuple(e.score for e in self.history if not e.struck)
 
 
-def is_opened(rules: Rules, score: int) -> bool:
-    """Whether a player with this banked score has opened (everyone has with opening 0)."""
-    return rules.opening == 0 or score > 0
-
-
 def _with_history(rules: Rules, player: PlayerState, history: tuple[ScoreEntry, ...],
                   **changes: int) -> PlayerState:
     score = next((e.score for e in reversed(history) if not e.struck), 0)
-    return replace(player, score=score, opened=is_opened(rules, score), history=history, **changes)
+    return replace(player, score=score, opened=bool(rules.banking.opened(score)), history=history, **changes)
 
 
 def new_player(rules: Rules, scores: Sequence[int] = (), *, zero_turns: int = 0,
@@ -98,7 +93,7 @@ def check_player(rules: Rules, player: PlayerState) -> str | None:
     score = next((e.score for e in reversed(player.history) if not e.struck), 0)
     if player.score != score:
         return f"score {player.score} is not the latest standing total of its sheet ({score})"
-    if player.opened != is_opened(rules, score):
+    if player.opened != rules.banking.opened(score):
         return f"opened flag {player.opened} does not match score {score}"
     if score < 0 or score % 50:
         return f"score {score} is not a non-negative multiple of 50"
@@ -107,7 +102,7 @@ def check_player(rules: Rules, player: PlayerState) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TakeOverOffer:
     """The turn that the previous player banked: his turn points and the dice he had in hand."""
 
@@ -116,7 +111,7 @@ class TakeOverOffer:
     dice: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LastRound:
     """The last round in progress: who reached the goal first, who leads, what must be beaten.
 
@@ -131,7 +126,7 @@ class LastRound:
     final_seat: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GameView:
     """Everything a policy may look at when it is asked a question (frozen snapshot).
 

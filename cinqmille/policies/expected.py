@@ -27,9 +27,9 @@ from ..dice.scoring import Keep
 from ..engine.state import GameView
 from ..errors import CinqmilleError
 from ..rules import Rules
+from ..rules.bank import UNIT
 from ..solver.api import solve
-from ..solver.kernel import UNIT
-from .heuristics import _Heuristic, bank_is_worth_it
+from .heuristics import _Heuristic
 
 
 def expected_table(rules: Rules) -> np.ndarray:
@@ -64,22 +64,18 @@ class ExpectedPolicy(_Heuristic):
                 out[i] = np.inf
                 continue
             t2 = t0 + k.points // UNIT
-            if rules.end == "exact" and view.score + t2 * UNIT > rules.goal:
+            if rules.banking.overshoots(view.score, t2 * UNIT):
                 out[i] = -1.0
                 continue
             left = view.dice_in_hand - k.size
             out[i] = self.value(opened, t2, left if left else rules.dice)
         return out
 
-    def choose_keep(self, view: GameView, keeps: tuple[Keep, ...]) -> int:  # type: ignore[override]
+    def choose_keep(self, view: GameView, keeps: tuple[Keep, ...]) -> int:
         return int(np.argmax(self.keep_values(view, keeps)))
 
-    def should_bank(self, view: GameView) -> bool:
-        verdict = bank_is_worth_it(view)
-        if verdict is not None:
-            return verdict
-        t = view.turn_points // UNIT
-        return view.turn_points >= self.value(view.me.opened, t, view.dice_in_hand)
+    def wants_bank(self, view: GameView) -> bool:
+        return view.turn_points >= self.value(view.me.opened, view.turn_points // UNIT, view.dice_in_hand)
 
 
 def make_policy(arg: str | None, rules: Rules, rng: np.random.Generator | None = None) -> ExpectedPolicy:

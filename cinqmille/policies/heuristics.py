@@ -12,38 +12,28 @@ from __future__ import annotations
 import numpy as np
 
 from ..dice.scoring import Keep
-from ..engine.judge import bank_outcome, reaches_goal
 from ..engine.state import GameView, TakeOverOffer
 from ..rules import Rules
+from ..rules.bank import SCORED
 
 
 def best_keep(view: GameView, keeps: tuple[Keep, ...]) -> Keep:
     """The keep with the most points (fewest dice on ties); under `exact`, one that does not overshoot if any."""
-    rules = view.rules
-    pool = keeps
-    if rules.end == "exact":
-        room = rules.goal - view.score - view.turn_points
-        safe = tuple(k for k in keeps if k.win or k.points <= room)
-        pool = safe or keeps
-    return max(pool, key=lambda k: (k.win, k.points, -k.size))
+    overshoots = view.rules.banking.overshoots
+    safe = tuple(k for k in keeps if k.win or not overshoots(view.score, view.turn_points + k.points))
+    return max(safe or keeps, key=lambda k: (k.win, k.points, -k.size))
 
 
 def bank_is_worth_it(view: GameView) -> bool | None:
     """False when a legal bank would gain nothing, True when it wins, None when the heuristic decides."""
-    rules = view.rules
-    outcome = bank_outcome(rules, view.score, view.turn_points)
-    if outcome.kind != "scored":
+    kind, new, wins = view.rules.banking.outcome(view.score, view.turn_points)
+    if kind != SCORED:
         return False
-    wins = reaches_goal(rules, outcome.score)
     last = view.last_round
     if last is not None:
         # This is the player's last turn: only a bank that takes the victory is worth anything.
-        if rules.end == "exact":
-            return wins
-        return wins and outcome.score > last.target
-    if wins:
-        return True
-    return None
+        return bool(wins) and (view.rules.banking.exact or new > last.target)
+    return True if wins else None
 
 
 class _Heuristic:
@@ -51,7 +41,7 @@ class _Heuristic:
 
     name = "heuristic"
 
-    def choose_keep(self, view: GameView, keeps: tuple[Keep, ...]) -> Keep:
+    def choose_keep(self, view: GameView, keeps: tuple[Keep, ...]) -> Keep | int:
         return best_keep(view, keeps)
 
     def should_bank(self, view: GameView) -> bool:

@@ -27,26 +27,27 @@ import numpy as np
 
 from ..rules import Rules, load_rules
 from ..simulation import SimConfig, choose_engine, simulate, std_error
+from ..simulation.runner import Backend
 from ..solver import relaxations, solve
 
 DEFAULT_THRESHOLDS: tuple[int, ...] = (100, 150, 200, 250, 300, 350, 400, 500)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CompareConfig:
     """What to compare and with how many games."""
 
-    rulesets: tuple[str, ...]
+    rulesets: tuple[str | Rules, ...]  # preset names, TOML files or rulesets
     games: int = 40_000  # games per matchup with the vectorised simulator
     referee_games: int = 2_000  # games per matchup through the referee (rulesets not solved exactly)
     thresholds: tuple[int, ...] = DEFAULT_THRESHOLDS
     seed: int = 0
     jobs: int = 1
-    backend: str = "loky"
+    backend: Backend = "loky"
     scheduler: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Rate:
     """A win rate with its binomial standard error and the games behind it."""
 
@@ -55,7 +56,7 @@ class Rate:
     games: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RulesetComparison:
     """The comparison of one ruleset (see the module docstring)."""
 
@@ -102,7 +103,7 @@ def matchup(rules: Rules, a: str, b: str, games: int, config: CompareConfig, tag
     total = 0
     for first, second, seat in ((a, b, 0), (b, a, 1)):
         res = simulate(SimConfig(rules, (first, second), half, seed=_seed(config.seed, rules.name, tag, first, second),
-                                 jobs=config.jobs, backend=config.backend, scheduler=config.scheduler))  # type: ignore[arg-type]
+                                 jobs=config.jobs, backend=config.backend, scheduler=config.scheduler))
         wins += res.wins[seat]
         total += res.games
     p = wins / total
@@ -122,7 +123,7 @@ def compare_ruleset(spec: str | Rules, config: CompareConfig,
     engine = choose_engine(rules, ("optimal", "optimal"))
     games = config.games if engine == "vectorised" else config.referee_games
     base = simulate(SimConfig(rules, ("optimal", "optimal"), games, seed=_seed(config.seed, rules.name, "self"),
-                              jobs=config.jobs, backend=config.backend, scheduler=config.scheduler))  # type: ignore[arg-type]
+                              jobs=config.jobs, backend=config.backend, scheduler=config.scheduler))
     first = Rate(base.win_rate[0], base.std_error[0], base.games)
     tick(0.3)
     vs_expected = matchup(rules, "optimal", "expected", games, config, "expected")

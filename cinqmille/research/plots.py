@@ -17,8 +17,8 @@ import numpy as np
 from ..errors import CinqmilleError
 from ..policies.optimal import optimal_table
 from ..rules import Rules
+from ..rules.bank import UNIT
 from ..solver import solve
-from ..solver.kernel import UNIT
 from ..solver.policy import PolicyTable
 
 DEFAULT_SITUATIONS: tuple[tuple[int, int], ...] = ((0, 0), (2000, 2000), (1000, 4000), (4000, 1000))
@@ -115,7 +115,7 @@ def plot_bank_heatmap(rules: Rules, path: Path) -> Path:
     cols = 3
     rows_n = (d + cols - 1) // cols
     fig, axes = plt.subplots(rows_n, cols, figsize=(14, 4.6 * rows_n + 0.6), squeeze=False, layout="constrained")
-    opened = table.scores > 0 if rules.opening else np.ones(len(table.scores), bool)
+    opened = rules.banking.opened(table.scores)
     sc = table.scores[opened] * UNIT
     ext = (sc.min() - UNIT / 2, sc.max() + UNIT / 2, sc.min() - UNIT / 2, sc.max() + UNIT / 2)
     vmax = 2000

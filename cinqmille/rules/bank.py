@@ -11,7 +11,7 @@ of plain Python, and for arrays of states alike, broadcasting its arguments.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from .model import Rules
@@ -20,10 +20,11 @@ if TYPE_CHECKING:
 UNIT = 50
 #: Kinds of a bank: the turn is scored, void (a final-stretch player stopped short), a fault (rule of 50).
 SCORED, VOID, FAULT = 0, 1, 2
-KINDS = ("scored", "void", "fault")
+BankKind = Literal["scored", "void", "fault"]
+KINDS: tuple[BankKind, BankKind, BankKind] = ("scored", "void", "fault")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BankRules:
     """When a player may bank, what the bank does to his score, and when a keep overshoots."""
 

@@ -15,13 +15,14 @@ import tomllib
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 from ..errors import CinqmilleError
 from .model import FinalStretch, Rules, ZeroTurns
 
 PRESET_NAMES: tuple[str, ...] = ("standard", "wikipedia", "house", "sheet", "six-dice", "ten-thousand")
 DEFAULT_RULES = "standard"
+Choice = TypeVar("Choice", bound=str)
 
 #: Bounds on what a rules file may say, checked when it is read (docs/rules.md, "Limits").
 MAX_POINTS = 1_000_000  # any number of points, the goal included
@@ -30,13 +31,13 @@ MAX_BASE_DEPTH = 16  # files chained by `base`
 MAX_TEXT = 200  # characters of `name`; `description` may have five times as many
 MAX_ZERO_TURNS = 100  # zero_turns.count
 
-_FLAT_KEYS = {
+#: The keys of a rules file that are a plain value, in the order of `to_dict` (the tables follow).
+_FLAT_KEYS = (
     "dice", "goal", "end", "opening", "min_bank", "multiples", "straights", "full_house",
     "five_ones", "five_fives", "split_combinations", "must_keep_triples", "all_scoring_roll",
     "hot_dice", "rule_of_50", "take_over", "last_round", "crosses", "bust_strikes_last_score",
     "ties", "prediction",
-}
-_TABLE_KEYS = {"single", "triple", "final_stretch", "zero_turns"}
+)
 _META_KEYS = {"name", "description", "base"}
 _CHOICES = {
     "end": ("reach", "exact"),
@@ -45,6 +46,7 @@ _CHOICES = {
     "hot_dice": ("optional", "mandatory"),
     "ties": ("off", "knock_back", "deadly"),
 }
+_ZERO_TURNS_TO: tuple[Literal["zero", "previous"], ...] = ("zero", "previous")
 _BOOLS = {
     "split_combinations", "must_keep_triples", "rule_of_50", "take_over", "last_round",
     "crosses", "bust_strikes_last_score", "prediction",
@@ -84,7 +86,7 @@ class _Checker:
             raise self.fail(key, f"expected true or false, got {_short(value)}")
         return value
 
-    def choice(self, key: str, value: Any, choices: tuple[str, ...]) -> str:
+    def choice(self, key: str, value: Any, choices: tuple[Choice, ...]) -> Choice:
         if not isinstance(value, str) or value not in choices:
             raise self.fail(key, f"expected one of {', '.join(choices)}, got {_short(value)}")
         return value
@@ -213,7 +215,7 @@ def _zero_turns(value: Any, current: ZeroTurns | None, check: _Checker) -> ZeroT
             count = item
         elif key == "to":
             if isinstance(item, str):
-                to = check.choice("zero_turns.to", item, ("zero", "previous"))
+                to = check.choice("zero_turns.to", item, _ZERO_TURNS_TO)
             elif _is_int(item) and item < 0:
                 check.points("zero_turns.to", -item, positive=True)
                 to = item
@@ -241,6 +243,8 @@ def validate(rules: Rules, source: str) -> Rules:
         raise check.fail("rule_of_50", f"with the rule of 50 a goal ending in 50 ({rules.goal}) can never be banked")
     if rules.prediction and rules.dice != 5:
         raise check.fail("prediction", "the prediction of the last two dice is a 5-dice rule")
+    if rules.prediction and not (rules.single_1 or rules.single_5):
+        raise check.fail("prediction", "two dice never score without single 1s or 5s: there is nothing to announce")
     if rules.zero_turns is not None and rules.zero_turns.to == "previous" and rules.crosses:
         raise check.fail("zero_turns", "zero_turns and crosses are two penalty systems for the same scoreless turns; choose one")
     return rules
@@ -314,30 +318,10 @@ def preset_descriptions() -> dict[str, str]:
 
 def to_dict(rules: Rules) -> dict[str, Any]:
     """The full resolved ruleset, shaped like a TOML file (tables last)."""
-    out: dict[str, Any] = {
+    return {
         "name": rules.name,
         "description": rules.description,
-        "dice": rules.dice,
-        "goal": rules.goal,
-        "end": rules.end,
-        "opening": rules.opening,
-        "min_bank": rules.min_bank,
-        "multiples": rules.multiples,
-        "straights": rules.straights,
-        "full_house": rules.full_house,
-        "five_ones": rules.five_ones,
-        "five_fives": rules.five_fives,
-        "split_combinations": rules.split_combinations,
-        "must_keep_triples": rules.must_keep_triples,
-        "all_scoring_roll": rules.all_scoring_roll,
-        "hot_dice": rules.hot_dice,
-        "rule_of_50": rules.rule_of_50,
-        "take_over": rules.take_over,
-        "last_round": rules.last_round,
-        "crosses": rules.crosses,
-        "bust_strikes_last_score": rules.bust_strikes_last_score,
-        "ties": rules.ties,
-        "prediction": rules.prediction,
+        **{key: getattr(rules, key) for key in _FLAT_KEYS},
         "final_stretch": False if rules.final_stretch is None
         else {"from": rules.final_stretch.start, "cap": rules.final_stretch.cap},
         "zero_turns": False if rules.zero_turns is None
@@ -345,7 +329,6 @@ def to_dict(rules: Rules) -> dict[str, Any]:
         "single": {"1": rules.single_1, "5": rules.single_5},
         "triple": {str(face): rules.triple(face) for face in range(1, 7)},
     }
-    return out
 
 
 def _toml_value(value: Any) -> str:

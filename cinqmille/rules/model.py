@@ -25,7 +25,7 @@ ZeroTurnsTo = Union[Literal["zero", "previous"], int]
 DEFAULT_TRIPLES: tuple[int, ...] = (1000, 200, 300, 400, 500, 600)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FinalStretch:
     """`final_stretch`: at or above `start` a turn counts only if it reaches the goal."""
 
@@ -33,7 +33,7 @@ class FinalStretch:
     cap: bool = True
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ZeroTurns:
     """`zero_turns`: after `count` scoreless turns in a row, fall back (`to`)."""
 

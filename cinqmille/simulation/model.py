@@ -20,7 +20,7 @@ from ..rules.bank import SCORED, BankRules  # noqa: F401 (re-exported)
 from ..solver.kernel import KeepGraph, build_keep_graph
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class RollModel:
     """Arrays to draw rolls and read their keeps, for one ruleset.
 
@@ -31,8 +31,7 @@ class RollModel:
     The keep arrays have one extra (dummy) entry at index K.
     """
 
-    rules: Rules
-    graph: KeepGraph
+    graph: KeepGraph  # the solver's roll classes, which the arrays below index
     cdf: np.ndarray  # (slots,)
     slot_class: np.ndarray  # (slots,) class or -1 (bust)
     cand: np.ndarray  # (C, J) keep indices, K for padding
@@ -40,14 +39,9 @@ class RollModel:
     units: np.ndarray  # (K+1,) points of a keep (0 for an instant win)
     next: np.ndarray  # (K+1,) dice in hand after (D after a full hand)
     win: np.ndarray  # (K+1,) instant win
-    size: np.ndarray  # (K+1,) dice kept
     class_dice: np.ndarray  # (C,) dice rolled for the class
     heuristic_keep: np.ndarray  # (C,) the keep of `best_keep` (most points, fewest dice) ignoring `exact`
     pref: np.ndarray  # (C, J) keeps of each class in `best_keep` order (padding last)
-
-    @property
-    def dice(self) -> int:
-        return self.rules.dice
 
     def draw(self, m: np.ndarray, u: np.ndarray) -> np.ndarray:
         """Classes (-1 = bust) of rolls of `m` dice for uniforms `u` in [0, 1)."""
@@ -82,7 +76,6 @@ def roll_model(rules: Rules) -> RollModel:
     win = np.append(g.keep_win, False)
     size = np.zeros(n_keeps + 1, dtype=np.int64)
     pref = np.full((n_class, width), n_keeps, dtype=np.int64)
-    heur = np.empty(n_class, dtype=np.int64)
     for c in range(n_class):
         ks = np.arange(g.class_start[c], ends[c])
         cand[c, : len(ks)] = ks
@@ -91,7 +84,6 @@ def roll_model(rules: Rules) -> RollModel:
         size[ks] = np.where(g.keep_next[ks] == d, n, n - g.keep_next[ks])
         order = sorted(ks, key=lambda k: (-int(g.keep_win[k]), -int(g.keep_units[k]), int(size[k])))
         pref[c, : len(ks)] = order
-        heur[c] = order[0]
     # the padding's slot index 0 below: the shifted search never lands before slot 0
-    return RollModel(rules, g, cdf_a, np.array(slot, dtype=np.int64), cand, ok, units, nxt, win, size,
-                     class_dice, heur, pref)
+    return RollModel(g, cdf_a, np.array(slot, dtype=np.int64), cand, ok, units, nxt, win, class_dice,
+                     pref[:, 0].copy(), pref)

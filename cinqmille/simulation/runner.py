@@ -36,7 +36,7 @@ VECTOR_BATCH = 25_000
 REFEREE_BATCH = 200
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SimConfig:
     """What to simulate: ruleset, policies by seat, number of games, seed and how to run the batches."""
 
@@ -51,7 +51,7 @@ class SimConfig:
     scheduler: str | None = None  # address of a Dask scheduler (backend "dask")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SimResult:
     """The statistics of a simulation (JSON-ready through `as_dict`)."""
 
@@ -82,7 +82,7 @@ class SimResult:
         return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BatchTask:
     """One batch, as sent to a worker (small and picklable: tables are loaded there)."""
 

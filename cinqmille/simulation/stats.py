@@ -15,7 +15,7 @@ import numpy as np
 Z95 = 1.959963984540054
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class BatchStats:
     """Per-game winners and lengths (turns), and per-seat counts of turns, busts and scored banks."""
 
@@ -36,8 +36,7 @@ class BatchStats:
     def combine(cls, parts: Sequence["BatchStats"]) -> "BatchStats":
         """The batches of one simulation, in batch order."""
         return cls(np.concatenate([p.winner for p in parts]), np.concatenate([p.length for p in parts]),
-                   sum(p.turns for p in parts), sum(p.busts for p in parts), sum(p.banks for p in parts),
-                   sum(p.banked_points for p in parts))
+                   *(np.sum([getattr(p, f) for p in parts], axis=0) for f in ("turns", "busts", "banks", "banked_points")))
 
     def equals(self, other: "BatchStats") -> bool:
         """Same games, same outcomes (for reproducibility checks)."""

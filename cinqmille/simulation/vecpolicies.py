@@ -26,9 +26,9 @@ from ..policies import parse_policy
 from ..policies.heuristics import CautiousPolicy, ThresholdPolicy
 from ..policies.optimal import optimal_table
 from ..rules import Rules
-from ..solver.kernel import UNIT
+from ..rules.bank import SCORED, UNIT, BankRules
 from ..solver.policy import PolicyTable, TurnRows, keep_order
-from .model import SCORED, BankRules, RollModel, roll_model
+from .model import RollModel, roll_model
 
 
 class VecPolicy(Protocol):
@@ -153,8 +153,7 @@ class CautiousVec(_GuardedVec):
         self.good, self.max_dice = good, max_dice
 
     def wants(self, a: np.ndarray, t: np.ndarray, m: np.ndarray) -> np.ndarray:
-        opened = (a > 0) | (self.br.opening == 0)
-        return ~opened | ((t * UNIT >= self.good) & (m <= self.max_dice))
+        return ~self.br.opened(a) | ((t * UNIT >= self.good) & (m <= self.max_dice))
 
 
 class ExpectedVec(_GuardedVec):
@@ -178,22 +177,19 @@ class ExpectedVec(_GuardedVec):
     def _values(self, opened: np.ndarray, t: np.ndarray, col: np.ndarray) -> np.ndarray:
         d = self.rules.dice
         inside = t <= self.top
-        idx = (opened * (self.top + 1) + np.minimum(t, self.top)) * d + col
+        idx = (opened.astype(np.int64) * (self.top + 1) + np.minimum(t, self.top)) * d + col
         return np.where(inside, self.flat[idx], t * float(UNIT))
 
     def keep(self, pid: np.ndarray, a: np.ndarray, t: np.ndarray, c: np.ndarray) -> np.ndarray:
-        opened = ((a > 0) | (self.br.opening == 0)).astype(np.int64)
         t2 = t[:, None] + self.c_units[c]
-        vals = self._values(opened[:, None], t2, self.c_col[c])
-        if self.br.exact:
-            vals = np.where(a[:, None] + t2 > self.br.goal, -1.0, vals)
+        vals = self._values(self.br.opened(a)[:, None], t2, self.c_col[c])
+        vals = np.where(self.br.overshoots(a[:, None], t2), -1.0, vals)
         vals = np.where(self.c_free[c], vals, self.c_fixed[c])
         j = vals.argmax(axis=1)
         return self.model.cand[c, j]
 
     def wants(self, a: np.ndarray, t: np.ndarray, m: np.ndarray) -> np.ndarray:
-        opened = ((a > 0) | (self.br.opening == 0)).astype(np.int64)
-        return t * float(UNIT) >= self._values(opened, t, m - 1)
+        return t * float(UNIT) >= self._values(self.br.opened(a), t, m - 1)
 
 
 def has_vector_form(spec: str) -> bool:
@@ -207,14 +203,10 @@ def vector_policy(spec: str, rules: Rules) -> VecPolicy:
     if not has_vector_form(spec):
         raise CinqmilleError(f"policy '{spec}' has no vectorised form; use the referee")
     name = spec.strip().partition(":")[0]
-    if name == "optimal":
+    if name in ("optimal", "expected"):
         if ":" in spec:
             parse_policy(spec, rules)  # the argument error, one line
-        return OptimalVec(rules)
-    if name == "expected":
-        if ":" in spec:
-            parse_policy(spec, rules)
-        return ExpectedVec(rules)
+        return OptimalVec(rules) if name == "optimal" else ExpectedVec(rules)
     policy = parse_policy(spec, rules)
     if isinstance(policy, ThresholdPolicy):
         return ThresholdVec(rules, policy.threshold, policy.max_dice)

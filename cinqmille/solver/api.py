@@ -46,12 +46,12 @@ def compute(rules: Rules, objective: Objective = "win", progress: Progress | Non
         residual, states = stats.residual, stats.states
         extra = {"levels": stats.levels, "passes": stats.passes, "chasing_rows": int(len(chasing))}
         relaxed = relaxed + chase_note(chasing, residual)
-        notes = ()
+        notes: tuple[str, ...] = ()
     elif objective == "win":
         values, offers, stats = solve_game(rules, tol=tol, progress=progress)
         residual, states = stats.residual, stats.states
         extra = {"levels": stats.levels, "passes": stats.passes}
-        notes: tuple[str, ...] = ()
+        notes = ()
     elif objective == "expected":
         values = expected_turn(rules)
         residual, states, extra = 0.0, int(values.size), {}

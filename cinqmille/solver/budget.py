@@ -18,8 +18,8 @@ import numpy as np
 
 from ..errors import CinqmilleError
 from ..rules import Rules
+from ..rules.bank import UNIT
 from .grid import ScoreGrid
-from .kernel import UNIT
 from .last_turn import SPAN
 from .objectives import EXPECTED_SPAN
 

@@ -13,7 +13,7 @@ from .kernel import NEG, BankTable
 from .seats import pass_dice
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class ScoreGrid:
     """Scores below the goal: 0 (not opened when there is an opening) and the opened ones."""
 
@@ -44,6 +44,19 @@ class ScoreGrid:
         """Whether a player with this banked score (units) has opened."""
         return self.bank.opened(np.asarray(score))
 
+    def _banks(self, a: np.ndarray, tmax: int) -> tuple[np.ndarray, tuple[np.ndarray, ...], tuple[np.ndarray, ...],
+                                                         np.ndarray, np.ndarray]:
+        """Banks of t = 0..tmax on scores `a` as `BankRules` judges them: the new scores (rows, t), the (row, t)
+        of the banks that score and of those that win, where a bank counts as a bust (a fault or a stop short),
+        and which hands m = 1..D may bank."""
+        br = self.bank
+        a = np.asarray(a, dtype=np.int64)[:, None]
+        t = np.arange(tmax + 1, dtype=np.int64)[None, :]
+        kind, new, wins = br.outcome(a, t)
+        can = br.allowed(a, t) & ~br.overshoots(a, t)
+        return (new, np.nonzero(can & (kind == SCORED) & ~wins), np.nonzero(can & wins), can & (kind != SCORED),
+                br.hand_ok(np.arange(1, br.dice + 1)))
+
     def bank_table(self, a: np.ndarray, b: np.ndarray, tmax: int, start_value: np.ndarray,
                    win_value: float = 1.0, offer: np.ndarray | None = None,
                    goal_value: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None,
@@ -56,27 +69,20 @@ class ScoreGrid:
         `goal_value(b, new, t, m)`, the first player's value in a last round); a
         fault or a stop short counts as a bust (B = 1).
         """
-        br, d = self.bank, self.bank.dice
-        a = np.asarray(a, dtype=np.int64)[:, None]
-        t = np.arange(tmax + 1, dtype=np.int64)[None, :]
+        d = self.bank.dice
         m = np.arange(1, d + 1)
-        kind, new, wins = br.outcome(a, t)
-        can = br.allowed(a, t) & ~br.overshoots(a, t)  # then the dice in hand decide (below)
+        new, (rows, cols), (wr, wc), bust, hand = self._banks(a, tmax)
         b = np.broadcast_to(np.asarray(b, dtype=np.int64)[:, None], new.shape)
         a_val = np.full(new.shape + (d,), NEG)
         b_val = np.zeros(new.shape + (d,))
-        bust = can & (kind != SCORED)  # a fault or a stop short: worth a bust
         a_val[bust], b_val[bust] = 0.0, 1.0
-        rows, cols = np.nonzero(can & (kind == SCORED) & ~wins)
         bb, nn = b[rows, cols], new[rows, cols]
         a_val[rows, cols] = (1.0 - start_value[bb, nn])[:, None]
         if offer is not None:
             offered = 1.0 - offer[bb[:, None], nn[:, None], np.minimum(cols, offer.shape[2] - 1)[:, None], m - 1]
             a_val[rows, cols] = np.where(self.opened(bb)[:, None], offered, a_val[rows, cols])
-        wr, wc = np.nonzero(can & wins)
         a_val[wr, wc] = win_value if goal_value is None else goal_value(b[wr, wc][:, None], new[wr, wc][:, None],
                                                                         wc[:, None], m[None, :])
-        hand = br.hand_ok(m)
         a_val[..., ~hand], b_val[..., ~hand] = NEG, 0.0
         return BankTable(a_val, b_val)
 
@@ -90,25 +96,16 @@ class ScoreGrid:
         (`pass_dice`), a winning bank is worth `win_value` to the mover and 0 to
         the others, a fault or a stop short counts as a bust (B = 1).
         """
-        br, d = self.bank, self.bank.dice
-        a = np.asarray(a, dtype=np.int64)[:, None]
-        t = np.arange(tmax + 1, dtype=np.int64)[None, :]
-        m = np.arange(1, d + 1)
-        kind, new, wins = br.outcome(a, t)
-        can = br.allowed(a, t) & ~br.overshoots(a, t)
-        seats = others.shape[1]
+        d, seats = self.bank.dice, others.shape[1]
+        new, (rows, cols), (wr, wc), bust, hand = self._banks(a, tmax)
         a_val = np.zeros(new.shape + (d, seats))
         a_val[..., 0] = NEG
         b_val = np.zeros(new.shape + (d,))
-        bust = can & (kind != SCORED)
         a_val[bust], b_val[bust] = 0.0, 1.0
-        rows, cols = np.nonzero(can & (kind == SCORED) & ~wins)
         nxt = tuple(others[rows, j] for j in range(seats)) + (new[rows, cols],)
         a_val[rows, cols] = pass_dice(start_value[nxt])[:, None, :]
-        wr, wc = np.nonzero(can & wins)
         a_val[wr, wc] = 0.0
         a_val[wr, wc, :, 0] = win_value
-        hand = br.hand_ok(m)
         a_val[:, :, ~hand] = 0.0
         a_val[:, :, ~hand, 0] = NEG
         b_val[:, :, ~hand] = 0.0

@@ -13,6 +13,7 @@ State layout, per pair row: a flat vector of `Tpad * D` turn states, state
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -21,9 +22,10 @@ from ..rules import Rules
 from ..rules.bank import UNIT, BankRules
 
 NEG = -np.inf
+Pair = tuple[np.ndarray, np.ndarray]  # (A, B) of values affine in the bust value: A + B L
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class KeepGraph:
     """The keeps of every roll of 1..D dice, merged into roll classes, as flat arrays.
 
@@ -42,11 +44,17 @@ class KeepGraph:
     bust_prob: np.ndarray  # (D,) probability to bust with n = 1..D dice
     max_units: int  # largest keep in units
 
+    def targets(self, t: np.ndarray) -> np.ndarray:
+        """Turn units after each keep, from turn units `t`: (..., K)."""
+        return np.asarray(t)[..., None] + self.keep_units
+
 
 def build_keep_graph(rules: Rules) -> KeepGraph:
     """Merge the dice tables of `rules` into the kernel's keep graph."""
     d = rules.dice
-    units, nxt, win, cls, starts, probs = [], [], [], [], [], []
+    keeps: list[tuple[int, int, bool, int]] = []  # (units, dice in hand after, win, class)
+    starts: list[int] = []
+    probs: list[np.ndarray] = []
     bust = np.zeros(d)
     for n, table in dice_tables(rules).items():
         merged: dict[tuple, float] = {}
@@ -64,31 +72,17 @@ def build_keep_graph(rules: Rules) -> KeepGraph:
             key = tuple(sorted(outcomes))
             merged[key] = merged.get(key, 0.0) + float(table.prob[r])
         for key, prob in merged.items():
-            c = len(starts)
-            starts.append(len(units))
-            row = np.zeros(d)
-            row[n - 1] = prob
-            probs.append(row)
-            for pts, nx, w in key:
-                units.append(pts)
-                nxt.append(nx)
-                win.append(w)
-                cls.append(c)
+            keeps.extend((pts, nx, w, len(starts)) for pts, nx, w in key)
+            starts.append(len(keeps) - len(key))
+            probs.append(np.eye(d)[n - 1] * prob)
+    units, nxt, win, cls = zip(*keeps)
     keep_units = np.array(units, dtype=np.int64)
-    return KeepGraph(
-        dice=d,
-        keep_units=keep_units,
-        keep_next=np.array(nxt, dtype=np.int64),
-        keep_win=np.array(win, dtype=bool),
-        keep_class=np.array(cls, dtype=np.int64),
-        class_start=np.array(starts, dtype=np.int64),
-        class_prob=np.array(probs).reshape(-1, d),
-        bust_prob=bust,
-        max_units=int(keep_units.max()),
-    )
+    return KeepGraph(d, keep_units, np.array(nxt, dtype=np.int64), np.array(win, dtype=bool),
+                     np.array(cls, dtype=np.int64), np.array(starts, dtype=np.int64),
+                     np.array(probs).reshape(-1, d), bust, int(keep_units.max()))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class Prediction:
     """The prediction of the last two dice (`prediction`): announce what two dice will score.
 
@@ -111,23 +105,17 @@ class Prediction:
 
     @classmethod
     def of(cls, graph: KeepGraph) -> "Prediction":
-        two = np.flatnonzero(graph.class_prob[:, 1] > 0)
-        units, nxt, win, local, starts, best = [], [], [], [], [], []
-        for j, c in enumerate(two):
-            keeps = np.flatnonzero(graph.keep_class == c)
-            starts.append(len(units))
-            units.extend(graph.keep_units[keeps])
-            nxt.extend(graph.keep_next[keeps])
-            win.extend(graph.keep_win[keeps])
-            local.extend([j] * len(keeps))
-            best.append(int(graph.keep_units[keeps].max()))
+        two = np.flatnonzero(graph.class_prob[:, 1] > 0)  # the classes of two dice (none if two dice never score)
+        ks = np.flatnonzero(np.isin(graph.keep_class, two))  # their keeps, class by class
+        local = np.searchsorted(two, graph.keep_class[ks])
+        best = [int(graph.keep_units[ks[local == j]].max()) for j in range(len(two))]
         choices = np.array(sorted(set(best)), dtype=np.int64)
         prob = np.zeros((len(two), len(choices)))
         for j, c in enumerate(two):
             prob[j, int(np.searchsorted(choices, best[j]))] = graph.class_prob[c, 1]
-        return cls(choices, np.array(units, dtype=np.int64), np.array(nxt, dtype=np.int64),
-                   np.array(win, dtype=bool), np.array(local, dtype=np.int64), np.array(starts, dtype=np.int64),
-                   prob, 1.0 - prob.sum(axis=0))
+        return cls(choices, graph.keep_units[ks], graph.keep_next[ks], graph.keep_win[ks],
+                   local, np.searchsorted(local, np.arange(len(two))), prob, 1.0 - prob.sum(axis=0))
+
     def targets(self, t: np.ndarray | int) -> np.ndarray:
         """Turn units after a right prediction and each keep, from turn units `t`: (..., K2)."""
         return 2 * (np.asarray(t)[..., None] + self.keep_units)
@@ -143,8 +131,8 @@ def fold_slots(target: np.ndarray, next_dice: np.ndarray, d: int, last: int, per
     return idx
 
 
-def backup(classes: "KeepGraph | Prediction", a: np.ndarray, bust=0.0, b: np.ndarray | None = None,
-           l0: np.ndarray | None = None):
+def backup(classes: KeepGraph | Prediction, a: np.ndarray, bust: Any = 0.0, b: np.ndarray | None = None,
+           l0: np.ndarray | None = None) -> Any:
     r"""The Bellman backup of a roll, written once: the best keep of each roll class, weighted by its chance.
 
     ``Roll[..., n] = sum_c class_prob[c, n] max_{k in c} a[..., k] + bust_prob[n] bust``,
@@ -157,6 +145,7 @@ def backup(classes: "KeepGraph | Prediction", a: np.ndarray, bust=0.0, b: np.nda
     if b is None:
         return (np.maximum.reduceat(a, classes.class_start, axis=-1) @ classes.class_prob
                 + classes.bust_prob * np.asarray(bust)[..., None])
+    assert l0 is not None, "the affine form chooses each class's keep at l0"
     if a.ndim == 3:  # seat values: a[row, keep, j] for the seats j after the mover's
         return _backup_seats(classes, a, b, l0)
     v = a + b * l0[:, None]
@@ -170,8 +159,8 @@ def backup(classes: "KeepGraph | Prediction", a: np.ndarray, bust=0.0, b: np.nda
 TIE = 1e-12
 
 
-def _backup_seats(classes: "KeepGraph | Prediction", a: np.ndarray, b: np.ndarray,
-                  l0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _backup_seats(classes: KeepGraph | Prediction, a: np.ndarray, b: np.ndarray,
+                  l0: np.ndarray) -> Pair:
     """`backup`'s affine form for a vector of seat values ``a[row, keep, j]`` (j = 0: the mover's).
 
     The mover chooses by his own value ``a[..., 0] + b l0``; among keeps within
@@ -190,36 +179,16 @@ def _backup_seats(classes: "KeepGraph | Prediction", a: np.ndarray, b: np.ndarra
     return roll_a, b[rows, chosen] @ classes.class_prob + classes.bust_prob
 
 
-def roll_table(graph: KeepGraph, value: np.ndarray, bust, win_value: float, period: int,
-               exact: bool, prediction: "Prediction | None" = None) -> np.ndarray:
-    """Value of rolling at every (t, m) of rows whose optimal values are `value` ((T, D) or (P, T, D)).
-
-    Successors past the table fold onto its last rows by `period` (reach), or
-    are overshoots worth `bust` (a number, or one per row) under exact. With a
-    `prediction`, also returns the value of each announcement before rolling two
-    dice, shape (..., T, V): ``(roll, predict)``.
-    """
-    single = value.ndim == 2
-    values = value[None] if single else value
-    p, tpad, d = values.shape
-    busts = np.broadcast_to(np.asarray(bust, dtype=float), (p,))
-    flat = np.concatenate([values.reshape(p, -1), np.full((p, 1), win_value), busts[:, None]], axis=1)
-    win_slot, bust_slot = tpad * d, tpad * d + 1
-    t = np.arange(tpad)
-    target = t[:, None] + graph.keep_units[None, :]
-    idx = fold_slots(target, graph.keep_next[None, :], d, tpad - 1, period, exact, bust_slot)
-    idx[:, graph.keep_win] = win_slot
-    out = backup(graph, flat[:, idx], busts[:, None])
-    out = out[0] if single else out
-    if prediction is None:
-        return out
-    pidx = fold_slots(prediction.targets(t), prediction.keep_next[None, :], d, tpad - 1, period, exact, bust_slot)
-    pidx[:, prediction.keep_win] = win_slot
-    pred = backup(prediction, flat[:, pidx], busts[:, None])
-    return out, (pred[0] if single else pred)
+def rolled(plain: np.ndarray, predict: np.ndarray | None) -> np.ndarray:
+    """Value of rolling: plainly, or with two dice after the best announcement if that is better."""
+    if predict is None:
+        return plain
+    roll = plain.copy()
+    roll[..., 1] = np.maximum(roll[..., 1], predict.max(axis=-1))
+    return roll
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class BankTable:
     """Affine value of banking at every (pair, t, m): A + B * L; A = -inf where not allowed."""
 
@@ -246,8 +215,8 @@ class TurnKernel:
         self.period = self.bank.period
         g = self.graph
         self.prediction = Prediction.of(g) if rules.prediction and rules.dice >= 2 else None
-        par = np.arange(self.period)[:, None]
-        fault = np.broadcast_to(self.bank.fault(par), par.shape)
+        parity = np.arange(self.period)[:, None]
+        fault = np.broadcast_to(self.bank.fault(parity), parity.shape)
         ok = self.bank.hand_ok(np.arange(1, self.d + 1))[None, :]
         self._terminal_bank = (np.where(ok, np.where(fault, 0.0, win_value), NEG), np.where(ok & fault, 1.0, 0.0))
         # terminal sub-model (reach only): states (parity, m), successors by parity shift
@@ -260,37 +229,49 @@ class TurnKernel:
                 idx[par, g.keep_win] = self.term_win
             self.term_idx = idx
 
-    def roll_tables(self, value: np.ndarray, bust) -> tuple[np.ndarray, np.ndarray | None]:
-        """Plain roll values of rows with optimal values `value`, and each announcement's value (or None)."""
-        out = roll_table(self.graph, value, bust, self.win_value, self.period, self.exact, self.prediction)
-        return out if self.prediction is not None else (out, None)
+    def roll_tables(self, value: np.ndarray, bust: Any) -> tuple[np.ndarray, np.ndarray | None]:
+        """Value of rolling at every (t, m) of rows whose optimal values are `value` ((T, D) or (P, T, D)).
 
-    def rolling(self, value: np.ndarray, bust) -> np.ndarray:
+        Successors past the table fold onto its last rows by `period` (reach), or
+        are overshoots worth `bust` (a number, or one per row) under exact. The
+        second table is the value of each announcement before rolling two dice,
+        shape (..., T, V) (None without `prediction`).
+        """
+        single = value.ndim == 2
+        values = value[None] if single else value
+        p, tpad, d = values.shape
+        busts = np.broadcast_to(np.asarray(bust, dtype=float), (p,))
+        flat = np.concatenate([values.reshape(p, -1), np.full((p, 1), self.win_value), busts[:, None]], axis=1)
+        t = np.arange(tpad)
+
+        def roll(classes: KeepGraph | Prediction) -> np.ndarray:
+            idx = fold_slots(classes.targets(t), classes.keep_next[None, :], d, tpad - 1, self.period, self.exact,
+                             tpad * d + 1)
+            idx[:, classes.keep_win] = tpad * d  # the win slot
+            out = backup(classes, flat[:, idx], busts[:, None])
+            return out[0] if single else out
+
+        return roll(self.graph), None if self.prediction is None else roll(self.prediction)
+
+    def rolling(self, value: np.ndarray, bust: Any) -> np.ndarray:
         """Value of rolling at every state, the best announcement included before rolling two dice."""
-        roll, pred = self.roll_tables(value, bust)
-        if pred is not None:
-            roll = roll.copy()
-            roll[..., 1] = np.maximum(roll[..., 1], pred.max(axis=-1))
-        return roll
-
-    def flat_size(self, tpad: int) -> int:
-        """Length of one pair's flat state vector for `tpad` turn-point layers."""
-        return tpad * self.d + 2
+        return rolled(*self.roll_tables(value, bust))
 
     def tpad_for(self, tmax: int) -> int:
         """Layers needed so that every keep from a layer below `tmax` lands inside the table."""
         return tmax + self.graph.max_units + self.period + 1
 
-    def terminal_bank(self, p: int) -> tuple[np.ndarray, np.ndarray]:
+    def terminal_bank(self, p: int) -> Pair:
         """Default (A, B) of banking past the cap, shape (P, period, D): a win, a fault, or not allowed.
 
         Indexed by the new score modulo `period`: under the rule of 50 an odd one
         is a fault (worth a bust); a full hand that must be rolled cannot be banked.
         """
-        return tuple(np.broadcast_to(x, (p,) + x.shape) for x in self._terminal_bank)
+        a, b = self._terminal_bank
+        return np.broadcast_to(a, (p,) + a.shape), np.broadcast_to(b, (p,) + b.shape)
 
-    def terminal(self, scores: np.ndarray, l0: np.ndarray, bank: tuple[np.ndarray, np.ndarray] | None = None,
-                 iterations: int = 400) -> tuple[np.ndarray, np.ndarray]:
+    def terminal(self, scores: np.ndarray, l0: np.ndarray, bank: Pair | None = None,
+                 iterations: int = 400) -> Pair:
         """(A, B) of shape (P, period, D): values of states past the cap under `reach`.
 
         Past the cap the value of a bank no longer depends on the turn points
@@ -327,16 +308,23 @@ class TurnKernel:
                 break
         return new_a.copy(), new_b.copy()
 
+    @overload
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable, l0: np.ndarray,
-            keep_table: bool = False, rolls_out: tuple[np.ndarray, np.ndarray] | None = None,
-            term_bank: tuple[np.ndarray, np.ndarray] | None = None,
+            keep_table: Literal[False] = False, term_bank: Pair | None = None,
+            ) -> tuple[np.ndarray, np.ndarray, None, None]: ...
+
+    @overload
+    def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable, l0: np.ndarray,
+            keep_table: Literal[True], term_bank: Pair | None = None,
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
+
+    def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable, l0: np.ndarray,
+            keep_table: bool = False, term_bank: Pair | None = None,
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
         """One backward pass for P pairs; returns (A, B) of the turn start (0 points, D dice).
 
         Rows must be sorted by `caps` descending. `bank` covers layers 0..max(caps).
         With `keep_table`, also returns the full (A, B) tables, shape (P, Tpad, D).
-        With `rolls_out = (RA, RB)`, arrays of shape (P, >= max(caps) + 1, D), the
-        value of rolling at every computed layer is written into them.
         `term_bank` gives the (A, B) of banking past the cap per row (see `terminal`).
         """
         d = self.d
@@ -344,7 +332,7 @@ class TurnKernel:
         seats = bank.a.shape[3:]  # () for the mover's value alone, (J,) for a vector of seat values
         tmax = int(caps.max()) if p else 0
         tpad = self.tpad_for(tmax)
-        size = self.flat_size(tpad)
+        size = tpad * d + 2  # the states, then the win and bust slots
         win_slot, bust_slot = size - 2, size - 1
         a = np.zeros((p, tpad, d) + seats)
         a0 = a if not seats else a[..., 0]  # the mover's value; the others' are 0 past the cap and at a win
@@ -402,9 +390,6 @@ class TurnKernel:
                 take_bank = (ba[..., 0] + bb * lk[:, None]) >= (ra[..., 0] + rb * lk[:, None]) - TIE
             else:
                 take_bank = (ba + bb * lk[:, None]) >= (ra + rb * lk[:, None])
-            if rolls_out is not None:
-                rolls_out[0][:k, t] = ra
-                rolls_out[1][:k, t] = rb
             sl = slice(t * d, (t + 1) * d)
             a_flat[:k, sl] = np.where(take_bank[..., None] if seats else take_bank, ba, ra)
             b_flat[:k, sl] = np.where(take_bank, bb, rb)

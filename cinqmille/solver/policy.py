@@ -50,19 +50,46 @@ advice):
 
 Every function is vectorised over states (arrays that broadcast); one state is
 arrays of one element.
+
+Expected points and bust chances
+================================
+`TurnRows.expectation(r, a)` evaluates the policy's turn in points, for the
+advice: from every state of row ``r`` (mover's banked score ``a``), the mean
+points that the turn banks when the player follows the table's decisions (its
+moves, its keeps with their tie-break, its announcements) to the end of the
+turn. One backward pass over the row's layers, each roll weighted class by
+class as `kernel.backup` does: ``E(t, m)`` is, by the move of the state,
+
+- banking: the points the bank adds to the score (``t``; what a final-stretch
+  cap leaves; 0 for a void or faulty bank);
+- rolling: ``sum_c P(c) E(t + p_k, m_k)`` over the roll classes, ``k`` the
+  policy's keep of class ``c``; a bust banks 0; an instant win counts the turn
+  points plus the goal in points (as the `expected` objective counts it); an
+  overshoot of an exact goal banks 0;
+- announcing ``v`` (`prediction`): the same over the two-dice classes that
+  score ``v``, with the turn doubled after the keep; a wrong announcement banks 0.
+
+Past the cap (``reach``) the decisions repeat with the period and the
+expectation is affine in the turn points, ``E = 50 alpha t + beta``; ``alpha``
+and ``beta`` of each terminal state are the fixed point of the same equations.
+`TurnRows.roll_busts(m)` gives, per move, the exact chance that the next roll
+fails at once (a bust; for an announcement, a bust or a wrong announcement).
 """
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from ..errors import CinqmilleError
 from ..rules import Rules
-from .kernel import UNIT, TurnKernel
+from ..rules.bank import SCORED, BankRules
+from .kernel import UNIT, KeepGraph, Prediction, TurnKernel, build_keep_graph
 
 NEG = -np.inf
 WIN = 1.0  # value of an instant win (the win objective)
@@ -81,11 +108,15 @@ def ranking(values: np.ndarray) -> np.ndarray:
     return np.argsort(-np.asarray(values), axis=-1, kind="stable")
 
 
+def keep_key(units: Any, left: Any, win: Any) -> np.ndarray:
+    """Tie-break rank of keeps (larger first): an instant win, then more points, then more dice left."""
+    units, left, win = np.broadcast_arrays(np.asarray(units), np.asarray(left), np.asarray(win, dtype=bool))
+    return np.where(win, np.iinfo(np.int64).max // 4, units.astype(np.int64) * 64 + left)
+
+
 def keep_order(units: np.ndarray, left: np.ndarray, win: np.ndarray) -> np.ndarray:
     """Tie-break order of keeps along the last axis: an instant win, then more points, then more dice left."""
-    units, left, win = np.broadcast_arrays(np.asarray(units), np.asarray(left), np.asarray(win, dtype=bool))
-    key = np.where(win, np.iinfo(np.int64).max // 4, units.astype(np.int64) * 64 + left)
-    return np.argsort(-key, axis=-1, kind="stable")
+    return np.argsort(-keep_key(units, left, win), axis=-1, kind="stable")
 
 
 def fold(t: Any, cap: Any, period: int, exact: bool) -> np.ndarray:
@@ -119,6 +150,7 @@ class TurnRows:
         self.predict_v = predict  # (layers, V) or None
         self.choices = tuple(int(c) for c in choices)  # announcements, in points
         self.value_v = np.empty_like(roll)  # (layers, D) value of the state, filled by `_values`
+        self._expected: dict[tuple[int, int], TurnExpectation] = {}
         if ready:
             self._values(np.arange(len(self.cap)))
 
@@ -218,6 +250,27 @@ class TurnRows:
     def takes_over(self, r: Any, t: Any, m: Any) -> np.ndarray:
         """Take over the offered turn (True) or start afresh."""
         return best(self.offer_values(r, t, m)) == 1
+
+    # -- what the decisions give in points ---------------------------------------------------
+    def expectation(self, r: int, a: int) -> "TurnExpectation":
+        """Expected points banked from every state of row `r` (mover's banked score `a`, units) under the policy."""
+        key = (int(r), int(a))
+        found = self._expected.get(key)
+        if found is None:
+            found = turn_expectation(self, key[0], key[1])
+            if len(self._expected) >= 256:
+                self._expected.clear()
+            self._expected[key] = found
+        return found
+
+    def roll_busts(self, m: int) -> np.ndarray:
+        """Per move of `moves` (bank, roll plainly, announce each choice): the chance that the next roll of `m`
+        dice fails at once (NaN for banking and for announcements with other than two dice)."""
+        odds = bust_odds(self.rules)
+        out = [np.nan, float(odds[0][m])]
+        if self.predict_v is not None:
+            out += [float(odds[1][c]) if m == 2 else np.nan for c in self.choices]
+        return np.array(out)
 
     # -- one row as a table ------------------------------------------------------------------
     def turn_table(self, r: int, me: int, opp: int) -> "TurnTable":
@@ -572,3 +625,188 @@ def keep_choices(block: TurnRows, r: int, turn: int, faces: tuple[int, ...]) -> 
                               float(bank[j]) if plain and bank[j] > NEG else None,
                               float(roll[j]) if plain else None))
     return out
+
+
+# -- expected points of a turn under the policy, and bust chances ---------------------------
+@lru_cache(maxsize=16)
+def _classes(rules: Rules) -> tuple[KeepGraph, Prediction | None]:
+    """The kernel's roll classes of `rules` (and the two-dice classes of each announcement)."""
+    graph = build_keep_graph(rules)
+    return graph, Prediction.of(graph) if rules.prediction and rules.dice >= 2 else None
+
+
+@lru_cache(maxsize=16)
+def bust_odds(rules: Rules) -> tuple[dict[int, Fraction], dict[int, Fraction]]:
+    """Exact chances that a roll fails at once: a bust of `m` dice; a wrong announcement of `v` points (or a bust).
+
+    An announcement is right when the best keep of the two dice scores exactly `v`.
+    """
+    from ..dice import dice_tables
+
+    tables = dice_tables(rules)
+    plain = {m: Fraction(t.bust_ways, 6**m) for m, t in tables.items()}
+    right: dict[int, int] = {}
+    if rules.dice >= 2:
+        two = tables[2]
+        for r in range(len(two.ways)):
+            ks = two.keeps_of(r)
+            if len(ks):
+                best_points = int(two.keep_points[ks.start:ks.stop].max())
+                right[best_points] = right.get(best_points, 0) + int(two.ways[r])
+    return plain, {v: Fraction(36 - n, 36) for v, n in right.items()}
+
+
+@dataclass(frozen=True, eq=False)
+class TurnExpectation:
+    """Expected points that one row's turn banks from each state, following the policy (module docstring).
+
+    Real layers ``t = 0 .. last`` are stored; past them (``reach``) a state is
+    worth ``50 alpha t + beta`` with the coefficients of its terminal layer
+    (``(t - cap) % period``), and under ``exact`` an overshoot banks 0.
+    """
+
+    rules: Rules
+    a: int  # the mover's banked score, units
+    cap: int
+    period: int
+    exact: bool
+    state_e: np.ndarray  # (last + 1, D) following the policy's move
+    plain_e: np.ndarray  # (last + 1, D) rolling plainly, then following the policy
+    predict_e: np.ndarray | None  # (last + 1, V) announcing each choice before rolling two dice
+    terminal: dict[str, tuple[np.ndarray, np.ndarray]]  # "state", "plain", "predict": (alpha, beta) per period
+    win_chance: np.ndarray  # (D,) chance that a roll of m dice offers an instant win (the policy takes it)
+
+    def _read(self, name: str, real: np.ndarray, t: Any, col: Any) -> np.ndarray:
+        t, col = np.broadcast_arrays(np.asarray(t, dtype=np.int64), np.asarray(col, dtype=np.int64))
+        last = len(real) - 1
+        inside = real[np.minimum(t, last), col]
+        if self.exact:  # past the goal (a turn taken over there) only an instant win banks anything
+            won = self.win_chance[col] * (UNIT * t + self.rules.goal) if name == "plain" else 0.0
+            return np.where(t <= last, inside, won)
+        alpha, beta = self.terminal[name]
+        j = np.maximum(t - self.cap, 0) % self.period
+        return np.where(t <= last, inside, UNIT * alpha[j, col] * t + beta[j, col])
+
+    def bank(self, t: Any) -> np.ndarray:
+        """Points that banking `t` units adds to the score (0 for a void or faulty bank)."""
+        return bank_gain(self.rules, self.a, t)
+
+    def state(self, t: Any, m: Any) -> np.ndarray:
+        """Expected points banked from (t units, m dice in hand), following the policy's move."""
+        return self._read("state", self.state_e, t, np.asarray(m) - 1)
+
+    def moves(self, t: int, m: int) -> np.ndarray:
+        """Per move of `TurnRows.moves` (bank, roll plainly, announce each choice): the expected points banked."""
+        out = [float(self.bank(t)), float(self._read("plain", self.plain_e, t, m - 1))]
+        if self.predict_e is not None:
+            v = self.predict_e.shape[1]
+            out += list(self._read("predict", self.predict_e, t, np.arange(v)) if m == 2 else [np.nan] * v)
+        return np.array(out, dtype=float)
+
+
+def bank_gain(rules: Rules, a: int, t: Any) -> np.ndarray:
+    """Points that banking `t` units adds to banked `a` (units): what a final-stretch cap leaves, 0 if void or a fault."""
+    kind, new, _ = BankRules.of(rules).outcome(a, np.asarray(t, dtype=np.int64))
+    return np.where(kind == SCORED, (new - a) * UNIT, 0).astype(float)
+
+
+def _chosen(block: TurnRows, r: int, classes: KeepGraph | Prediction, t: np.ndarray, doubled: bool) -> np.ndarray:
+    """(len(t), K) mask of the policy's keep in each roll class from turn units `t`: the first best in keep order."""
+    rows = np.full(len(t), r)
+    values = block.keep_values(rows, t, classes.keep_units, classes.keep_next, classes.keep_win, doubled)
+    key = keep_key(classes.keep_units, classes.keep_next, classes.keep_win)
+    top = np.maximum.reduceat(values, classes.class_start, axis=-1)[:, classes.keep_class]
+    tied = np.where(values == top, key, -1)
+    first = np.maximum.reduceat(tied, classes.class_start, axis=-1)[:, classes.keep_class]
+    return (values == top) & (tied == first)
+
+
+def _per_class(classes: KeepGraph | Prediction, chosen: np.ndarray, per_keep: np.ndarray) -> np.ndarray:
+    """Sum over roll classes of their chance times the figure of the chosen keep (a failed roll counts 0)."""
+    picked = np.maximum.reduceat(np.where(chosen, per_keep, -np.inf), classes.class_start, axis=-1)
+    return picked @ classes.class_prob
+
+
+def turn_expectation(block: TurnRows, r: int, a: int, tol: float = 1e-13,
+                     max_iter: int = 100_000) -> TurnExpectation:
+    """Expected points banked from every state of row `r` (banked `a` units) under the table's decisions."""
+    rules = block.rules
+    graph, pred = _classes(rules)
+    d, per, exact = rules.dice, block.period, block.exact
+    cap = int(block.cap[r])
+    last = cap if exact else cap - 1  # past `last`: overshoots (exact) or terminal states (reach)
+    goal = float(rules.goal)
+    m_all = np.arange(1, d + 1)
+    v = 0 if pred is None else len(pred.choices)
+
+    # terminal states (reach): E = 50 alpha t + beta, one (alpha, beta) per layer cap + j and dice in hand
+    terminal: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    if not exact:
+        tj = cap + np.arange(per)
+        move = block.move(np.full((per, d), r), tj[:, None], m_all[None, :])
+        g0, g1 = bank_gain(rules, a, tj), bank_gain(rules, a, tj + per)
+        bank_alpha = (g1 - g0) / (UNIT * per)
+        bank_beta = g0 - UNIT * bank_alpha * tj
+        chosen = _chosen(block, r, graph, tj, False)
+        chosen_p = None if pred is None else _chosen(block, r, pred, tj, True)
+        alpha, beta = np.zeros((per, d)), np.zeros((per, d))
+        for _ in range(max_iter):
+            j2 = (tj[:, None] + graph.keep_units - cap) % per
+            ak = np.where(graph.keep_win, 1.0, alpha[j2, graph.keep_next - 1])
+            bk = np.where(graph.keep_win, goal, UNIT * ak * graph.keep_units + beta[j2, graph.keep_next - 1])
+            plain = (_per_class(graph, chosen, ak), _per_class(graph, chosen, bk))
+            new_a = np.where(move == 0, bank_alpha[:, None], plain[0])
+            new_b = np.where(move == 0, bank_beta[:, None], plain[1])
+            if pred is not None and chosen_p is not None:
+                j2 = (2 * (tj[:, None] + pred.keep_units) - cap) % per
+                a2 = alpha[j2, pred.keep_next - 1]
+                ak2 = np.where(pred.keep_win, 1.0, 2 * a2)
+                bk2 = np.where(pred.keep_win, goal, 2 * UNIT * a2 * pred.keep_units + beta[j2, pred.keep_next - 1])
+                announce = (_per_class(pred, chosen_p, ak2), _per_class(pred, chosen_p, bk2))
+                pick = np.clip(move[:, 1] - 2, 0, v - 1)
+                new_a[:, 1] = np.where(move[:, 1] >= 2, announce[0][np.arange(per), pick], new_a[:, 1])
+                new_b[:, 1] = np.where(move[:, 1] >= 2, announce[1][np.arange(per), pick], new_b[:, 1])
+            delta = max(np.abs(new_a - alpha).max(), np.abs(new_b - beta).max() / max(goal, 1.0))
+            alpha, beta = new_a, new_b
+            if delta < tol:
+                break
+        terminal["state"] = (alpha, beta)
+        terminal["plain"] = plain
+        if pred is not None:
+            terminal["predict"] = announce
+
+    # the real layers, backward: every keep lands on a later layer
+    reach_units = int(graph.max_units) if pred is None else 2 * int(max(graph.max_units, pred.keep_units.max()))
+    top = 2 * (last + 1) + reach_units + 1
+    layers = np.zeros((top, d))  # E of every state a keep can reach, in layers; flat below
+    if not exact:
+        t_out = np.arange(last + 1, top)
+        alpha, beta = terminal["state"]
+        j = (t_out - cap) % per
+        layers[last + 1:] = UNIT * alpha[j] * t_out[:, None] + beta[j]
+    flat = layers.reshape(-1)
+    state_e = np.zeros((last + 1, d))
+    plain_e = np.zeros((last + 1, d))
+    predict_e = None if pred is None else np.zeros((last + 1, v))
+    chunk = 256
+    for hi in range(last, -1, -chunk):
+        ts = np.arange(max(hi - chunk + 1, 0), hi + 1)
+        move = block.move(np.full((len(ts), d), r), ts[:, None], m_all[None, :])
+        gains = bank_gain(rules, a, ts)
+        chosen = _chosen(block, r, graph, ts, False)
+        chosen_p = None if pred is None else _chosen(block, r, pred, ts, True)
+        for i in range(len(ts) - 1, -1, -1):
+            t = int(ts[i])
+            won = t * UNIT + goal
+            ek = np.where(graph.keep_win, won, flat[(t + graph.keep_units) * d + graph.keep_next - 1])
+            plain_e[t] = _per_class(graph, chosen[i], ek)
+            row = np.where(move[i] == 0, gains[i], plain_e[t])
+            if pred is not None and predict_e is not None and chosen_p is not None:
+                ek = np.where(pred.keep_win, won, flat[2 * (t + pred.keep_units) * d + pred.keep_next - 1])
+                predict_e[t] = _per_class(pred, chosen_p[i], ek)
+                if move[i, 1] >= 2:
+                    row[1] = predict_e[t, move[i, 1] - 2]
+            state_e[t] = row
+            flat[t * d:(t + 1) * d] = row
+    win_chance = np.maximum.reduceat(graph.keep_win.astype(float), graph.class_start) @ graph.class_prob
+    return TurnExpectation(rules, int(a), cap, per, exact, state_e, plain_e, predict_e, terminal, win_chance)

@@ -12,6 +12,8 @@ both players and every row has seat 0.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..rules import Rules
@@ -46,15 +48,10 @@ class GameModel:
             cap = np.where(seat == 0, np.maximum(cap, self.grid.goal - a + self.extension), cap)
         return cap
 
-    def _goal_value(self, seat: int):
-        if self.last is None or seat != 0:
-            return None
+    def _goal_value(self, seat: int) -> Callable[..., np.ndarray] | None:
+        """The value of a bank that reaches the goal, for seat 0 in a last round: seat 1 fails his last turn."""
         last = self.last
-
-        def first_player(b, new, t, m):
-            return 1.0 - last.chance(b, new, t, m)
-
-        return first_player
+        return None if last is None or seat != 0 else (lambda b, new, t, m: 1.0 - last.chance(b, new, t, m))
 
     def bank(self, seat: np.ndarray, a: np.ndarray, b: np.ndarray, tmax: int, w: np.ndarray) -> BankTable:
         """Bank values of the rows at turn totals 0..tmax (w: the turn-start tables, shape (seats, G, G))."""

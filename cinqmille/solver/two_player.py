@@ -106,7 +106,7 @@ from .turns import GameModel
 Progress = Callable[[float], None]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LevelStats:
     """Work done by the two-player driver."""
 
@@ -228,20 +228,14 @@ def solve_level(model: GameModel, seat: np.ndarray, a: np.ndarray, b: np.ndarray
     return values, residual, passes
 
 
-def solve_two_player(rules: Rules, tol: float = 1e-12, progress: Progress | None = None,
-                     kernel: TurnKernel | None = None) -> tuple[np.ndarray, LevelStats]:
-    """Turn-start win probabilities ``W[a, b]`` (units of 50, NaN for impossible scores).
+def solve_game(rules: Rules, tol: float = 1e-12, progress: Progress | None = None,
+               kernel: TurnKernel | None = None) -> tuple[np.ndarray, np.ndarray | None, LevelStats]:
+    """Turn-start win probabilities ``W[a, b]`` (units of 50, NaN for impossible scores), the take-over
+    offer tables (None without take_over) and the work done.
 
     Under `last_round` the table has a leading seat axis: ``W[seat, a, b]``, seat 0
     being the player who opens each round.
     """
-    w, _, stats = solve_game(rules, tol, progress, kernel)
-    return w, stats
-
-
-def solve_game(rules: Rules, tol: float = 1e-12, progress: Progress | None = None,
-               kernel: TurnKernel | None = None) -> tuple[np.ndarray, np.ndarray | None, LevelStats]:
-    """`solve_two_player`, also returning the take-over offer tables (None without take_over)."""
     model = GameModel(rules, kernel)
     grid = model.grid
     g = grid.goal
