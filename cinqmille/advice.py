@@ -7,6 +7,15 @@ Two decisions are answered from a solved `win` table (`SolveResult`):
 - which dice to keep from a roll, and then bank or roll
   (`advise(result, Position(me, opp, turn), roll="15332")`).
 
+>>> from cinqmille.rules import rules_from_dict
+>>> from cinqmille.solver import compute
+>>> result = compute(rules_from_dict({"goal": 500, "opening": 150}))
+>>> advice = advise(result, Position(150, 300), roll="15332")
+>>> [(o.keep, o.then, round(o.win, 4)) for o in advice.options[:2]]
+[((1,), 'roll', 0.4868), ((1, 5), 'roll', 0.3924)]
+>>> [(o.action, round(o.win, 4)) for o in advise(result, Position(150, 300, turn=200, dice=2)).options]
+[('roll', 0.3325), ('bank', 0.1706)]
+
 Every option carries its chance to win and its loss against the best, the
 mean points the turn banks if the player takes it and then plays as advised
 (`expected`), and for an option that rolls the exact chance that the next roll
