@@ -248,7 +248,8 @@ def seat_rows(result: "SolveResult", a: int, others: tuple[int, ...]) -> "TurnRo
     ``P V(others..., a)``) gives every turn state; the mover's values make a
     `TurnRows` block, so that every decision is the policy table's.
     """
-    from .policy import TurnRows, rolled
+    from .kernel import rolled
+    from .policy import TurnRows
 
     rules, kernel, grid = result.rules, result.kernel, result.grid
     w = result.values

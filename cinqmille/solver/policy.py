@@ -89,7 +89,7 @@ import numpy as np
 from ..errors import CinqmilleError
 from ..rules import Rules
 from ..rules.bank import SCORED, BankRules
-from .kernel import UNIT, KeepGraph, Prediction, TurnKernel, build_keep_graph
+from .kernel import UNIT, KeepGraph, Prediction, TurnKernel, build_keep_graph, rolled
 
 NEG = -np.inf
 WIN = 1.0  # value of an instant win (the win objective)
@@ -337,15 +337,6 @@ def _layout(scores: np.ndarray, caps: np.ndarray) -> np.ndarray:
     per_row = caps + 2
     base = np.concatenate([[0], np.cumsum(per_row * s)[:-1]])
     return (base[:, None] + np.arange(s)[None, :] * per_row[:, None]).reshape(-1).astype(np.int64)
-
-
-def rolled(plain: np.ndarray, predict: np.ndarray | None) -> np.ndarray:
-    """Value of rolling: plainly, or with two dice after the best announcement if that is better."""
-    if predict is None:
-        return plain
-    roll = plain.copy()
-    roll[..., 1] = np.maximum(roll[..., 1], predict.max(axis=-1))
-    return roll
 
 
 class PolicyTable(TurnRows):
