@@ -10,7 +10,7 @@ import numpy as np
 from ..rules import Rules
 from ..rules.bank import SCORED, BankRules
 from .kernel import NEG, BankTable
-from .seats import pass_dice
+from .seats import pass_dice, passed
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -77,9 +77,9 @@ class ScoreGrid:
         b_val = np.zeros(new.shape + (d,))
         a_val[bust], b_val[bust] = 0.0, 1.0
         bb, nn = b[rows, cols], new[rows, cols]
-        a_val[rows, cols] = (1.0 - start_value[bb, nn])[:, None]
+        a_val[rows, cols] = passed(start_value[bb, nn])[:, None]
         if offer is not None:
-            offered = 1.0 - offer[bb[:, None], nn[:, None], np.minimum(cols, offer.shape[2] - 1)[:, None], m - 1]
+            offered = passed(offer[bb[:, None], nn[:, None], np.minimum(cols, offer.shape[2] - 1)[:, None], m - 1])
             a_val[rows, cols] = np.where(self.opened(bb)[:, None], offered, a_val[rows, cols])
         a_val[wr, wc] = win_value if goal_value is None else goal_value(b[wr, wc][:, None], new[wr, wc][:, None],
                                                                         wc[:, None], m[None, :])

@@ -90,6 +90,7 @@ from ..errors import CinqmilleError
 from ..rules import Rules
 from ..rules.bank import SCORED, BankRules
 from .kernel import UNIT, KeepGraph, Prediction, TurnKernel, build_keep_graph, rolled
+from .seats import passed
 
 NEG = -np.inf
 WIN = 1.0  # value of an instant win (the win objective)
@@ -381,7 +382,7 @@ class PolicyTable(TurnRows):
         pred = kernel.prediction
         pid = np.arange(seats * s * s)
         seat_all, ia_all, ib_all = pid // (s * s), (pid // s) % s, pid % s
-        bust = 1.0 - w[model.other(seat_all), scores[ib_all], scores[ia_all]]
+        bust = passed(w[model.other(seat_all), scores[ib_all], scores[ia_all]])
         return cls(rules, scores, caps, bust, np.empty((rows, d)), np.empty((rows, d)),
                    None if pred is None else np.empty(rows),
                    None if pred is None else np.empty((rows, len(pred.choices))),
@@ -403,7 +404,7 @@ class PolicyTable(TurnRows):
         seats = np.full(k, seat)
         a = np.full(k, self.scores[ia])
         b = self.scores[ib]
-        l0 = 1.0 - w[model.other(seats), b, a]
+        l0 = passed(w[model.other(seats), b, a])
         bank = model.bank(seats, a, b, n - 1, w)
         _, _, ta, tb = kernel.run(a, np.full(k, cap), bank, l0, keep_table=True,
                                   term_bank=model.terminal_bank(seats, a, b))

@@ -40,6 +40,11 @@ def pass_dice(theirs: np.ndarray) -> np.ndarray:
     return ours
 
 
+def passed(w_next: np.ndarray) -> np.ndarray:
+    """Two players: what a state whose mover's chance is `w_next` is worth to the player who passed (``1 - W``)."""
+    return pass_dice(np.asarray(w_next, dtype=float)[..., None])[..., 0]
+
+
 def rotate(full: np.ndarray, steps: int = 1) -> np.ndarray:
     """Full seat vectors (every seat) of a state `steps` passes later, seen from this state's order."""
     return np.roll(full, steps, axis=-1)

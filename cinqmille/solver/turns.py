@@ -20,6 +20,7 @@ from ..rules import Rules
 from .grid import ScoreGrid
 from .kernel import NEG, BankTable, TurnKernel
 from .last_turn import LastTurn
+from .seats import passed
 
 
 class GameModel:
@@ -51,7 +52,7 @@ class GameModel:
     def _goal_value(self, seat: int) -> Callable[..., np.ndarray] | None:
         """The value of a bank that reaches the goal, for seat 0 in a last round: seat 1 fails his last turn."""
         last = self.last
-        return None if last is None or seat != 0 else (lambda b, new, t, m: 1.0 - last.chance(b, new, t, m))
+        return None if last is None or seat != 0 else (lambda b, new, t, m: passed(last.chance(b, new, t, m)))
 
     def bank(self, seat: np.ndarray, a: np.ndarray, b: np.ndarray, tmax: int, w: np.ndarray) -> BankTable:
         """Bank values of the rows at turn totals 0..tmax (w: the turn-start tables, shape (seats, G, G))."""
@@ -88,7 +89,7 @@ class GameModel:
                 lose = np.maximum(lose, take)
             allowed = bank_a[first, par] > NEG
             fault = bank_b[first, par] > 0
-            value = np.where(allowed & ~fault, 1.0 - lose, bank_a[first, par])
+            value = np.where(allowed & ~fault, passed(lose), bank_a[first, par])
             bank_a[np.nonzero(first)[0], par] = value
         return bank_a, bank_b
 
@@ -98,7 +99,7 @@ class GameModel:
         if self.offers is None:
             return
         k = self.kernel
-        bust = 1.0 - w[self.other(seat), b, a]
+        bust = passed(w[self.other(seat), b, a])
         bank = self.bank(seat, a, b, k.tpad_for(int(caps.max())) - 1, w)
         term = self.terminal_bank(seat, a, b)
         _, _, ta, tb = k.run(a, caps, bank, bust, keep_table=True, term_bank=term)

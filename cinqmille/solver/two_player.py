@@ -101,6 +101,7 @@ import numpy as np
 from ..rules import Rules
 from .grid import ScoreGrid
 from .kernel import BankTable, TurnKernel
+from .seats import passed
 from .turns import GameModel
 
 Progress = Callable[[float], None]
@@ -181,7 +182,7 @@ def solve_level(model: GameModel, seat: np.ndarray, a: np.ndarray, b: np.ndarray
     l0 = np.empty(p)
     for s in range(model.seats):
         sel = seat == s
-        l0[sel] = 1.0 - _guess(grid, w[int(model.other(np.array(s)))], b[sel], a[sel])
+        l0[sel] = passed(_guess(grid, w[int(model.other(np.array(s)))], b[sel], a[sel]))
     big_a, big_b, step = np.zeros(p), np.zeros(p), np.zeros(p)
     values = np.zeros(p)
     previous = np.full(p, np.inf)
@@ -196,14 +197,14 @@ def solve_level(model: GameModel, seat: np.ndarray, a: np.ndarray, b: np.ndarray
         big_a[rows], big_b[rows], _, _ = kernel.run(a[rows], caps[rows], sub, l0[rows], term_bank=sub_term)
         passes += 1
         here = big_a[rows] + big_b[rows] * l0[rows]
-        res = np.abs(here - (1.0 - l0[mirror[rows]]))
+        res = np.abs(here - passed(l0[mirror[rows]]))
         qa, qb = big_a[mirror[rows]], big_b[mirror[rows]]
         denom = 1.0 - big_b[rows] * qb
         newton_ok = (it == 0) | ((it < max_iter // 2) & (res < previous[rows] * 0.999))
         safe = newton_ok & (denom > 1e-15)
         newton = (big_a[rows] + big_b[rows] * (1.0 - qa - qb)) / np.where(safe, denom, 1.0)
         step[rows] = np.where(safe, newton, here)  # else a plain value-iteration step
-        new_l0 = 1.0 - step[mirror[rows]]
+        new_l0 = passed(step[mirror[rows]])
         # Each turn value is convex in its bust value (a max of affine functions), so the
         # Bellman residual at the new point is at most the change of L: accept the step then.
         bound = np.abs(new_l0 - l0[rows])
@@ -278,7 +279,7 @@ def bellman_residual(rules: Rules, w: np.ndarray, kernel: TurnKernel | None = No
         if not len(a):
             continue
         caps = model.caps(seat, a)
-        l0 = 1.0 - w[model.other(seat), b, a]
+        l0 = passed(w[model.other(seat), b, a])
         bank = model.bank(seat, a, b, int(caps.max()), w)
         big_a, big_b, _, _ = model.kernel.run(a, caps, bank, l0, term_bank=model.terminal_bank(seat, a, b))
         worst = max(worst, float(np.abs(big_a + big_b * l0 - w[seat, a, b]).max()))
