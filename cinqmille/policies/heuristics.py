@@ -126,12 +126,15 @@ def threshold_from_arg(arg: str | None, rules: Rules) -> ThresholdPolicy:
 
     if not arg:
         raise CinqmilleError("policy 'threshold' needs a number of points, e.g. threshold:350 or threshold:350/2")
+    from ..parsing import whole
+
     head, _, tail = arg.partition("/")
     try:
-        points = int(head)
-        dice = int(tail) if tail else None
-    except ValueError:
-        raise CinqmilleError(f"policy 'threshold:{arg}': expected threshold:POINTS or threshold:POINTS/DICE") from None
+        points = whole(head, "threshold")
+        dice = whole(tail, "dice") if tail else None
+    except CinqmilleError:
+        raise CinqmilleError(f"policy 'threshold:{arg[:40]}': expected threshold:POINTS or threshold:POINTS/DICE") \
+            from None
     if points < 0 or points % 50:
         raise CinqmilleError(f"policy 'threshold:{arg}': the threshold must be a non-negative multiple of 50")
     if dice is not None and not 1 <= dice <= rules.dice:

@@ -16,6 +16,8 @@ from typing import Literal
 
 import numpy as np
 
+from .. import parsing
+from ..errors import CinqmilleError
 from ..position import Position, PositionError
 from ..rules import Rules
 from .grid import ScoreGrid
@@ -221,10 +223,10 @@ class SolveResult:
 def parse_faces(roll: str | tuple[int, ...] | list[int], rules: Rules) -> tuple[int, ...]:
     """Faces from '1,5,3,3,2', '15332' or a sequence; checked against the ruleset."""
     if isinstance(roll, str):
-        text = roll.replace(",", "").replace(" ", "").replace("-", "")
-        if not text or not text.isdigit():
-            raise PositionError(f"a roll is a list of faces 1 to 6 such as 1,5,3,3,2 or 15332; got {roll!r}")
-        faces = tuple(int(c) for c in text)
+        try:
+            return parsing.faces(roll, rules.dice)
+        except CinqmilleError as exc:
+            raise PositionError(str(exc)) from None
     else:
         faces = tuple(int(f) for f in roll)
     bad = [f for f in faces if not 1 <= f <= 6]
