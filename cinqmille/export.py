@@ -20,6 +20,18 @@ its `points`, the dice `left` in hand after it and what to do `then`
 `end = exact`). Under `prediction` these are the keeps of a plain roll, as
 `advise --roll` gives them.
 
+Three players (`triple_tables`, `cinqmille export --players 3`): the same two
+tables for the three-player solve, whose rows name both opponents in playing
+order, `opp` (the next player) and `opp2` (the one after him), instead of
+`opp` and `seat` (the three-player solve has no last round); `win`, `bank` and
+`roll` are the chances of the player to move. The rows of one (me, opp) are one
+kernel pass against every `opp2` (`policies.seats_table.group_rows`, the
+computation of the advice's rows); the decisions are the same `TurnRows`
+functions. The whole three-player table is as many times the two-player one
+as there are scores (86 under `standard`), so a slice is the practical export
+and a keep table beyond `max_keep_rows` is refused. Files record `players`
+in their metadata; `read_policy` reads either.
+
 Every number and every decision is read from the solved result's policy table
 (`cinqmille.solver.policy`: `banks`, `keep`, `move`, `keep_order`), the one
 that `advise` and the players read.
@@ -99,6 +111,31 @@ KEEP_DOCS: dict[str, dict[str, str]] = {
 }
 
 
+#: Three players (`--players 3`): the bank/roll table and the keep table name both opponents, in playing order.
+COLUMNS3: tuple[str, ...] = ("me", "opp", "opp2", "turn", "dice", "action", "win", "bank", "roll")
+KEEP_COLUMNS3: tuple[str, ...] = ("me", "opp", "opp2", "turn", "dice", "rolled", "keep", "points", "left", "then")
+_CHANCE3 = " (three players: the chance of the player to move)"
+COLUMN_DOCS3: dict[str, dict[str, str]] = {
+    "me": COLUMN_DOCS["me"],
+    "opp": {"meaning": "banked score of the next player (who plays right after the player to move)", "unit": "points"},
+    "opp2": {"meaning": "banked score of the player after him (who plays last of the round)", "unit": "points"},
+    **{c: COLUMN_DOCS[c] for c in ("turn", "dice", "action")},
+    **{c: {"meaning": COLUMN_DOCS[c]["meaning"] + _CHANCE3, "unit": COLUMN_DOCS[c]["unit"]}
+       for c in ("win", "bank", "roll")},
+}
+KEEP_DOCS3: dict[str, dict[str, str]] = {
+    "me": COLUMN_DOCS3["me"], "opp": COLUMN_DOCS3["opp"], "opp2": COLUMN_DOCS3["opp2"],
+    **{c: KEEP_DOCS[c] for c in KEEP_COLUMNS[3:]},
+}
+
+
+def columns_of(players: int) -> tuple[tuple[str, ...], tuple[str, ...], dict, dict]:
+    """(bank/roll columns, keep columns, their docs) of an export for `players` (2 or 3)."""
+    if players == 3:
+        return COLUMNS3, KEEP_COLUMNS3, COLUMN_DOCS3, KEEP_DOCS3
+    return COLUMNS, KEEP_COLUMNS, COLUMN_DOCS, KEEP_DOCS
+
+
 # -- which states ------------------------------------------------------------------------
 def reachable(rules: Rules, tmax: int) -> np.ndarray:
     """(tmax + 1, D) bool: turn states (t units, m dice) that some keeps from (0, D) reach (`cinqmille.dice.reach`)."""
@@ -167,6 +204,117 @@ def policy_rows(result: "SolveResult", mes: list[int], opps: list[int],
                     progress(done / total)
     return {c: np.concatenate([ch[c] for ch in chunks]) for c in COLUMNS}
 
+
+def _triples(result: "SolveResult", me: int, opp: int, opp2s: list[int]) -> tuple[object, np.ndarray]:
+    """(block, rows) of the three-player policy: the rows of (me, opp) against each of `opp2s` (points).
+
+    One kernel pass (`policies.seats_table.group_rows`, the computation of the
+    advice's `n_player.seat_rows` for several rows at once).
+    """
+    from .policies.seats_table import group_rows
+
+    block = group_rows(result, me // UNIT, opp // UNIT, np.array(opp2s, dtype=np.int64) // UNIT)
+    return block, np.arange(len(opp2s))
+
+
+def _triple_tables(result: "SolveResult", mes: list[int], opps: list[int], opp2s: list[int], keeps: bool,
+                   progress: Callable[[float], None] | None = None,
+                   max_keep_rows: int | None = None) -> tuple[Columns, Columns | None]:
+    rules = result.rules
+    reach = reachable(rules, rules.goal // UNIT)
+    rolls = _rolls(rules) if keeps else None
+    chunks, kchunks = [], []
+    total, done, kept_rows = len(mes) * len(opps), 0, 0
+    for me in mes:
+        for opp in opps:
+            block, rows = _triples(result, me, opp, opp2s)
+            for r, opp2 in zip(rows, opp2s):
+                cols = _block_rows(block, int(r), reach, {"me": me, "opp": opp, "opp2": opp2}, COLUMNS3)
+                chunks.append(cols)
+                if rolls is not None:
+                    kc = _block_keeps(block, np.full(int((cols["action"] == "roll").sum()), int(r)), cols, rolls,
+                                      KEEP_COLUMNS3)
+                    kept_rows += len(kc["me"])
+                    if max_keep_rows is not None and kept_rows > max_keep_rows:
+                        raise CinqmilleError(f"the keep table of this export passes {max_keep_rows:,} rows; export "
+                                             "a slice (--me, --opp, --opp2) or --no-keeps")
+                    kchunks.append(kc)
+            done += 1
+            if progress is not None and (done % 8 == 0 or done == total):
+                progress(done / total)
+    main = {c: np.concatenate([ch[c] for ch in chunks]) for c in COLUMNS3}
+    kept = {c: np.concatenate([ch[c] for ch in kchunks]) for c in KEEP_COLUMNS3} if rolls is not None else None
+    return main, kept
+
+
+def triple_tables(result: "SolveResult", mes: list[int], opps: list[int], opp2s: list[int], keeps: bool = True,
+                  progress: Callable[[float], None] | None = None,
+                  max_keep_rows: int | None = 100_000_000) -> tuple[Columns, Columns | None]:
+    """Three players: the bank/roll table and (with `keeps`) the keep table of every triple (me, opp, opp2)."""
+    if result.players != 3:
+        raise CinqmilleError("the three-player export needs a three-player solve")
+    return _triple_tables(result, mes, opps, opp2s, keeps, progress, max_keep_rows)
+
+
+def _block_rows(block, r: int, reach: np.ndarray, labels: dict[str, int],  # type: ignore[no-untyped-def]
+                names: tuple[str, ...]) -> Columns:
+    """The bank/roll rows of row `r` of a `TurnRows` block (`labels`: the score columns), as `pair_rows` makes them."""
+    cap = min(int(block.cap[r]), reach.shape[0] - 1)
+    ts, ms = np.nonzero(reach[: cap + 1])
+    dice = ms + 1
+    bank = block.bank(r, ts, dice)
+    n = len(ts)
+    out: Columns = {c: np.full(n, v, dtype=np.int32) for c, v in labels.items()}
+    out.update({"turn": (ts * UNIT).astype(np.int32), "dice": dice.astype(np.int8),
+                "action": np.where(block.banks(r, ts, dice), "bank", "roll"),
+                "win": block.value(r, ts, dice), "bank": np.where(bank > -np.inf, bank, np.nan),
+                "roll": block.roll(r, ts, dice).astype(float)})
+    return {c: out[c] for c in names}
+
+
+def _block_keeps(block, r: np.ndarray, cols: Columns, rolls: dict,  # type: ignore[no-untyped-def]
+                 names: tuple[str, ...]) -> Columns:
+    """The keep rows of the bank/roll rows `cols` of a block (the rows whose action is roll; `r` their block row)."""
+    rules = block.rules
+    sel = np.flatnonzero(cols["action"] == "roll")
+    labels = [c for c in names[: names.index("turn")]]
+    turn, dice = cols["turn"][sel].astype(np.int64), cols["dice"][sel].astype(np.int64)
+    per = np.zeros(rules.dice + 1, dtype=np.int64)
+    for m, info in rolls.items():
+        per[m] = len(info.rolled)
+    count = per[dice]
+    start = np.concatenate([[0], np.cumsum(count)]).astype(np.int64)
+    pdt = points_dtype(rules.goal)
+    out: Columns = {c: np.repeat(cols[c][sel].astype(pdt), count) for c in labels}
+    out.update(turn=np.repeat(turn.astype(pdt), count), dice=np.repeat(dice.astype(np.int8), count))
+    n = int(start[-1])
+    out.update(rolled=np.empty(n, np.int32), keep=np.empty(n, np.int32), points=np.empty(n, pdt),
+               left=np.empty(n, np.int8), then=np.empty(n, np.uint8))
+    t = turn // UNIT
+    for m in np.unique(dice):
+        ii = np.flatnonzero(dice == m)
+        _fill_keeps(block, r[ii, None], t[ii, None], rolls[int(m)], start[ii], out)
+    return {c: out[c] for c in names}
+
+
+def _fill_keeps(block, rr: np.ndarray, tt: np.ndarray, info: "_Rolls", start: np.ndarray,  # type: ignore[no-untyped-def]
+                out: Columns) -> None:
+    """The best keep of every roll of `info` from the states (rows `rr`, turn units `tt`), written from `start`."""
+    choice = np.empty((len(rr), len(info.rolled)), dtype=np.int64)
+    for pos, ids in info.groups:
+        j = block.keep(rr, tt, info.units[ids], info.left[ids], info.win[ids])
+        choice[:, pos] = ids[np.arange(len(pos))[None, :], j]
+    t2 = tt + info.units[choice]
+    left = info.left[choice]
+    move = block.move(rr, t2, left)
+    over = block.exact & (t2 > block.cap[rr])
+    then = np.where(info.win[choice], 2, np.where(over, 3, np.where(move == 0, 0, 1)))
+    dest = (start[:, None] + np.arange(len(info.rolled))).ravel()
+    out["rolled"][dest] = np.broadcast_to(info.rolled, choice.shape).ravel()
+    out["keep"][dest] = info.code[choice].ravel()
+    out["points"][dest] = info.points[choice].ravel()
+    out["left"][dest] = left.ravel()
+    out["then"][dest] = then.ravel()
 
 
 # -- the keep table ------------------------------------------------------------------------
@@ -299,7 +447,7 @@ def need_pyarrow() -> None:
 def meta_of(result: "SolveResult") -> dict:
     """What a policy file records besides its rows (the writers add its `table`, `columns` and `keeps`)."""
     return {"rules": to_dict(result.rules), "solver_version": result.solver_version,
-            "exact": result.exact, "assumptions": list(result.assumptions)}
+            "exact": result.exact, "assumptions": list(result.assumptions), "players": result.players}
 
 
 def keeps_path(path: Path) -> Path:
@@ -326,14 +474,15 @@ def write_policy(path: Path, fmt: str, cols: Columns, meta: dict, keeps: Columns
     if fmt == "parquet":
         need_pyarrow()
     path, kpath = Path(path), keeps_path(path)
-    main = {**meta, "table": "policy", "rows": len(cols["me"]), "columns": dict(COLUMN_DOCS), "keeps": None}
+    _, _, col_docs, keep_docs = columns_of(int(meta.get("players", 2)))
+    main = {**meta, "table": "policy", "rows": len(cols["me"]), "columns": dict(col_docs), "keeps": None}
     if keeps is not None and fmt == "npz":
         main["keeps"] = {"rows": len(keeps["me"]), "prefix": f"{KEEPS}/"}
-        main["columns"].update({f"{KEEPS}/{c}": doc for c, doc in KEEP_DOCS.items()})
+        main["columns"].update({f"{KEEPS}/{c}": doc for c, doc in keep_docs.items()})
     elif keeps is not None:
         main["keeps"] = {"rows": len(keeps["me"]), "file": kpath.name}
     side = {**meta, "table": KEEPS, "rows": len(keeps["me"]) if keeps is not None else 0,
-            "columns": dict(KEEP_DOCS), "policy": path.name}
+            "columns": dict(keep_docs), "policy": path.name}
     jobs: list[tuple[Path, Callable[[Path], None]]] = []
     if fmt == "npz":
         jobs.append((path, lambda tmp: _write_npz(tmp, cols, main, keeps)))
@@ -371,32 +520,37 @@ def _write_json(path: Path, data: dict) -> None:
 def _write_csv(path: Path, cols: Columns, meta: dict) -> None:
     n = len(cols["me"])
     step = 200_000
+    names = tuple(cols)
     with open(path, "w", newline="", encoding="utf-8") as handle:
         out = csv.writer(handle, lineterminator="\n")
-        out.writerow(COLUMNS)
+        out.writerow(names)
         for start in range(0, n, step):
             sl = slice(start, start + step)
-            bank = [("" if b != b else f"{b:.12g}") for b in cols["bank"][sl].tolist()]
-            rows = zip(cols["me"][sl].tolist(), cols["opp"][sl].tolist(), cols["seat"][sl].tolist(),
-                       cols["turn"][sl].tolist(),
-                       cols["dice"][sl].tolist(), cols["action"][sl].tolist(),
-                       (f"{w:.12g}" for w in cols["win"][sl].tolist()), bank,
-                       (f"{r:.12g}" for r in cols["roll"][sl].tolist()))
-            out.writerows(rows)
+            fields = []
+            for c in names:
+                values = cols[c][sl].tolist()
+                if c == "bank":
+                    fields.append([("" if b != b else f"{b:.12g}") for b in values])
+                elif c in ("win", "roll"):
+                    fields.append([f"{w:.12g}" for w in values])
+                else:
+                    fields.append(values)
+            out.writerows(zip(*fields))
 
 
 def _write_keeps_csv(path: Path, cols: Columns, meta: dict) -> None:
     """The keep table as CSV: every column is a small non-negative integer (or a label), printed by table look-up."""
     names: dict[str, np.ndarray] = {"then": np.array(THEN, dtype=object)}
-    for c in KEEP_COLUMNS[:-1]:
+    order = tuple(cols)
+    for c in order[:-1]:
         top = int(cols[c].max()) if len(cols[c]) else 0
         names[c] = np.array([str(v) for v in range(top + 1)], dtype=object)
     n = len(cols["me"])
     step = 500_000
     with open(path, "w", encoding="utf-8") as handle:
-        handle.write(",".join(KEEP_COLUMNS) + "\n")
+        handle.write(",".join(order) + "\n")
         for start in range(0, n, step):
-            parts = [names[c][cols[c][start:start + step]].tolist() for c in KEEP_COLUMNS]
+            parts = [names[c][cols[c][start:start + step]].tolist() for c in order]
             handle.write("".join(map(_csv_line, *parts)))
 
 
@@ -405,9 +559,9 @@ def _csv_line(*fields: str) -> str:
 
 
 def _write_npz(path: Path, cols: Columns, meta: dict, keeps: Columns | None = None) -> None:
-    arrays = {c: cols[c] for c in COLUMNS}
+    arrays = dict(cols)
     if keeps is not None:
-        arrays.update({f"{KEEPS}/{c}": keeps[c] for c in KEEP_COLUMNS})
+        arrays.update({f"{KEEPS}/{c}": keeps[c] for c in keeps})
     with open(path, "wb") as handle:
         np.savez_compressed(handle, **arrays, meta=np.array(json.dumps(meta)))  # type: ignore[arg-type]
 
@@ -424,19 +578,21 @@ def _write_parquet(path: Path, cols: Columns, meta: dict) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    arrays = {c: pa.array(cols[c]) for c in COLUMNS if c not in ("action", "bank")}
+    arrays = {c: pa.array(cols[c]) for c in cols if c not in ("action", "bank")}
     arrays["action"] = pa.array(cols["action"].tolist()).dictionary_encode()
     arrays["bank"] = pa.array(cols["bank"], mask=np.isnan(cols["bank"]))
-    pq.write_table(_parquet_table({c: arrays[c] for c in COLUMNS}, COLUMN_DOCS, meta), path)
+    docs = columns_of(int(meta.get("players", 2)))[2]
+    pq.write_table(_parquet_table({c: arrays[c] for c in cols}, docs, meta), path)
 
 
 def _write_keeps_parquet(path: Path, cols: Columns, meta: dict) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    arrays = {c: pa.array(cols[c]) for c in KEEP_COLUMNS[:-1]}
+    arrays = {c: pa.array(cols[c]) for c in tuple(cols)[:-1]}
     arrays["then"] = pa.DictionaryArray.from_arrays(pa.array(cols["then"].astype(np.int8)), pa.array(THEN))
-    pq.write_table(_parquet_table(arrays, KEEP_DOCS, meta), path, compression="zstd")
+    docs = columns_of(int(meta.get("players", 2)))[3]
+    pq.write_table(_parquet_table(arrays, docs, meta), path, compression="zstd")
 
 
 # -- reading back -------------------------------------------------------------------------
@@ -463,39 +619,40 @@ def read_policy(path: Path, keeps: bool = True) -> Columns:
     """
     path = Path(path)
     fmt = format_of(path, None)
+    meta = read_meta(path)
+    names, keep_names, _, _ = columns_of(int(meta.get("players", 2)))
     if fmt == "npz":
         with np.load(path, allow_pickle=False) as data:
-            out = {c: data[c] for c in COLUMNS}
-            if keeps and f"{KEEPS}/{KEEP_COLUMNS[0]}" in data.files:
-                out.update({f"{KEEPS}/{c}": data[f"{KEEPS}/{c}"] for c in KEEP_COLUMNS})
+            out = {c: data[c] for c in names}
+            if keeps and f"{KEEPS}/{keep_names[0]}" in data.files:
+                out.update({f"{KEEPS}/{c}": data[f"{KEEPS}/{c}"] for c in keep_names})
         return out
-    meta = read_meta(path)
-    out = _read_parquet(path) if fmt == "parquet" else _read_csv(path)
+    out = _read_parquet(path, names) if fmt == "parquet" else _read_csv(path)
     info = meta.get("keeps")
     if keeps and info:
         kpath = path.with_name(info["file"])
         if not kpath.exists():
             raise CinqmilleError(f"{path}: its keep table {kpath.name} is missing (export again, or read it with keeps=False)")
-        table = _read_keeps_parquet(kpath) if fmt == "parquet" else _read_keeps_csv(kpath, meta)
-        out.update({f"{KEEPS}/{c}": table[c] for c in KEEP_COLUMNS})
+        table = _read_keeps_parquet(kpath, keep_names) if fmt == "parquet" else _read_keeps_csv(kpath, meta)
+        out.update({f"{KEEPS}/{c}": table[c] for c in keep_names})
     return out
 
 
-def _read_parquet(path: Path) -> Columns:
+def _read_parquet(path: Path, names: tuple[str, ...] = COLUMNS) -> Columns:
     import pyarrow.parquet as pq
 
     table = pq.read_table(path)
-    out = {c: table.column(c).to_numpy(zero_copy_only=False) for c in COLUMNS}
+    out = {c: table.column(c).to_numpy(zero_copy_only=False) for c in names}
     out["action"] = np.asarray(table.column("action").cast("string").to_pylist())
     out["bank"] = np.asarray(table.column("bank").to_numpy(zero_copy_only=False), dtype=float)
     return out
 
 
-def _read_keeps_parquet(path: Path) -> Columns:
+def _read_keeps_parquet(path: Path, names: tuple[str, ...] = KEEP_COLUMNS) -> Columns:
     import pyarrow.parquet as pq
 
     table = pq.read_table(path)
-    out = {c: table.column(c).to_numpy() for c in KEEP_COLUMNS[:-1]}
+    out = {c: table.column(c).to_numpy() for c in names[:-1]}
     parts = [np.empty(0, np.uint8)]
     for chunk in table.column("then").chunks:  # each chunk (row group) has its own dictionary
         codes = np.array([THEN.index(x) for x in chunk.dictionary.to_pylist()] + [255], dtype=np.uint8)
@@ -510,24 +667,28 @@ def _read_csv(path: Path) -> Columns:
     header, body = rows[0], rows[1:]
     columns: list[tuple[str, ...]] = list(zip(*body)) if body else [() for _ in header]
     data = dict(zip(header, columns))
-    return {
-        "me": np.array(data["me"], dtype=np.int32), "opp": np.array(data["opp"], dtype=np.int32),
-        "seat": np.array(data["seat"], dtype=np.int8), "turn": np.array(data["turn"], dtype=np.int32), "dice": np.array(data["dice"], dtype=np.int8),
-        "action": np.array(data["action"]), "win": np.array(data["win"], dtype=float),
-        "bank": np.array([float(b) if b else np.nan for b in data["bank"]]),
-        "roll": np.array(data["roll"], dtype=float),
-    }
+    dtypes: dict[str, type] = {"me": np.int32, "opp": np.int32, "opp2": np.int32, "seat": np.int8,
+                               "turn": np.int32, "dice": np.int8, "win": float, "roll": float}
+    out: Columns = {}
+    for c in header:
+        if c == "action":
+            out[c] = np.array(data[c])
+        elif c == "bank":
+            out[c] = np.array([float(b) if b else np.nan for b in data[c]])
+        else:
+            out[c] = np.array(data[c], dtype=dtypes[c])
+    return out
 
 
 def _read_keeps_csv(path: Path, meta: dict) -> Columns:
     """The keep table of a CSV file, by blocks of lines: labels of `then` become their codes, numpy parses the numbers."""
     pdt = points_dtype(int(meta.get("rules", {}).get("goal", 1 << 20)))
-    dtypes = {"me": pdt, "opp": pdt, "seat": np.int8, "turn": pdt, "dice": np.int8, "rolled": np.int32,
+    dtypes = {"me": pdt, "opp": pdt, "opp2": pdt, "seat": np.int8, "turn": pdt, "dice": np.int8, "rolled": np.int32,
               "keep": np.int32, "points": pdt, "left": np.int8, "then": np.uint8}
-    parts: dict[str, list[np.ndarray]] = {c: [np.empty(0, dtypes[c])] for c in KEEP_COLUMNS}
     with open(path, encoding="utf-8") as handle:
         header = tuple(handle.readline().rstrip("\n").split(","))
-        if header != KEEP_COLUMNS:
+        parts: dict[str, list[np.ndarray]] = {c: [np.empty(0, dtypes[c])] for c in header if c in dtypes}
+        if header not in (KEEP_COLUMNS, KEEP_COLUMNS3):
             raise CinqmilleError(f"{path}: not a keep table (columns {quoted(','.join(header))})")
         while True:
             lines = handle.readlines(1 << 26)
@@ -542,4 +703,4 @@ def _read_keeps_csv(path: Path, meta: dict) -> Columns:
             grid = numbers.reshape(-1, len(header))
             for i, c in enumerate(header):
                 parts[c].append(grid[:, i].astype(dtypes[c]))
-    return {c: np.concatenate(parts[c]) for c in KEEP_COLUMNS}
+    return {c: np.concatenate(parts[c]) for c in header}

@@ -12,7 +12,9 @@ an announcement) are read by `cinqmille.parsing`. Input and output go through a
 input quits cleanly.
 
 The optimal bot is the engine policy `optimal` (`cinqmille.policies.optimal.OptimalPolicy`)
-reading the solved result's policy table, the one that `advise` reads; after
+reading the solved result's policy table, the one that `advise` reads (with
+three seats or more the three-player table, as `advise --opp B,C` reads it,
+reduced to the two opponents who threaten most beyond three); after
 each keep, take-over and announcement it says the sentence `advise` gives for
 that question (`bot_narrator`). The other bots are `parse_policy`'s; their
 moves are shown as the referee logs them.
@@ -34,7 +36,8 @@ from .errors import CinqmilleError
 from .parsing import faces, whole
 from .players import HUMAN, SYNONYMS
 from .policies.heuristics import best_keep
-from .policies.optimal import OptimalPolicy, opponent_score, view_seat
+from .policies.optimal import OptimalPolicy, opponent_score, others_in_order, view_seat
+from .policies.seats_table import SeatsTable
 from .position import Position, PositionError
 from .rules import Rules
 
@@ -65,6 +68,10 @@ def view_position(result, view: GameView, offer: tuple[int, int] | None = None) 
         target = view.last_round.target
     seat = view_seat(view)
     dice = None if view.roll is not None or offer is not None else view.dice_in_hand
+    if len(view.players) > 2 and getattr(result, "players", 2) > 2:  # the three-player table (reduced beyond)
+        others = others_in_order(view)
+        return Position(view.score, others[0], 0 if offer is not None else view.turn_points, dice,
+                        offer=offer, target=target, others=others)
     return Position(view.score, opponent_score(view), 0 if offer is not None else view.turn_points, dice,
                     seat=seat, offer=offer, target=target)
 
@@ -86,6 +93,8 @@ def keep_matching(keeps: tuple[Keep, ...], faces: tuple[int, ...]) -> Keep | Non
 def bot_policy(result, explain: Callable[[str], None] | None = None) -> OptimalPolicy:  # type: ignore[no-untyped-def]
     """`play`'s bot: the engine policy `optimal` on the result's policy table, explaining itself to `explain`."""
     narrate = bot_narrator(result, explain) if explain is not None else None
+    if getattr(result, "players", 2) > 2:  # the three-player table of the same result (rows computed when read)
+        return OptimalPolicy(result.rules, narrate=narrate, seats=SeatsTable.of(result))
     return OptimalPolicy(result.rules, result.policy, narrate=narrate)
 
 
@@ -325,6 +334,16 @@ def seat_policy(rules: Rules, spec: str, rng: np.random.Generator | None) -> obj
     return parse_policy(spec, rules, rng=own)
 
 
+def seats_note(seats: int, solved_for: int) -> str:
+    """What the bot's table is at a table of `seats` players, its result being solved for `solved_for`."""
+    if solved_for < 3:
+        return "Note: the bot is solved for two players; here it plays against the leading opponent."
+    if seats == 3:
+        return "Note: the bot plays the exact three-player table."
+    return (f"Note: the bot is solved for three players; with {seats} it plays against the two opponents who "
+            "threaten most (the highest scores).")
+
+
 def play_text(rules: Rules, players: Sequence[str], console: Console, *,
               rng: np.random.Generator | None = None, dice: object | None = None,
               result_provider: ResultProvider | None = None) -> int | None:
@@ -352,7 +371,7 @@ def play_text(rules: Rules, players: Sequence[str], console: Console, *,
     game = Game(rules, policies, rng=rng, dice=dice)  # type: ignore[arg-type]
     table.game = game
     if len(players) > 2 and OPTIMAL in players:
-        table.say("Note: the bot is solved for two players; here it plays against the leading opponent.")
+        table.say(seats_note(len(players), getattr(table.result(), "players", 2)))
     if OPTIMAL in players and not table.result().exact:
         table.say("Note: the solver relaxes some rules of this ruleset: " + "; ".join(table.result().assumptions))
     table.say(f"5000 under '{rules.name}': {', '.join(table.names)} (first to play: {table.names[0]}).")

@@ -41,29 +41,52 @@ def roll_expectation(rows, bust: float, after) -> float:
 
 
 def brute_force_win(rules: Rules, tol: float = 1e-13, max_sweeps: int = 20000) -> dict[tuple[int, int], float]:
-    """W[(a, b)] in points for every pair of possible scores, by Gauss-Seidel value iteration.
+    """W[(a, b)] in points for every pair of possible scores, by Gauss-Seidel value iteration."""
+    every = brute_force_counters(rules, tol, max_sweeps)
+    return {(a, b): value for (a, b, za, zb), value in every.items() if za == zb == 0}
 
-    Every state (a, b, t, m) is a table entry. Under `reach`, turn totals far past
-    the goal are folded back onto a few states (by parity under the rule of 50),
-    where every allowed bank wins.
+
+def brute_force_counters(rules: Rules, tol: float = 1e-13, max_sweeps: int = 20000
+                         ) -> dict[tuple[int, int, int, int], float]:
+    """W[(a, b, za, zb)]: the turn-start values with the scoreless-turn counters of `zero_turns`.
+
+    Every state (a, b, za, zb, t, m) is a table entry: za and zb count the
+    scoreless turns in a row of the mover and of the opponent under
+    `zero_turns` (always 0 without it). Under `reach`, turn totals far past
+    the goal are folded back onto a few states (by parity under the rule of
+    50), where every allowed bank wins.
     """
     goal, opening, d = rules.goal, rules.opening, rules.dice
     step = 100 if rules.rule_of_50 else 50
-    scores = [0] + [s for s in range(max(opening, 50), goal, 50)]
+    zero = rules.zero_turns
+    count = zero.count if zero is not None else 1
+    falls_by = zero.to if zero is not None and isinstance(zero.to, int) else None
+    lowest = 50 if falls_by is not None else max(opening, 50)  # a fall by points can leave any score above 0
+    scores = [0] + [s for s in range(lowest, goal, 50)]
     outcomes = {n: roll_outcomes(rules, n) for n in range(1, d + 1)}
     top = {a: max(goal - a, rules.min_bank, opening if a == 0 else 0) + 100 for a in scores}
-    v = {(a, b, t, m): 0.5 for a in scores for b in scores
+    zs = range(count) if zero is not None else range(1)
+    v = {(a, b, za, zb, t, m): 0.5 for a in scores for b in scores for za in zs for zb in zs
          for t in range(0, top[a] + 1, 50) for m in range(1, d + 1)}
 
-    def start(a: int, b: int) -> float:
-        return v[(a, b, 0, d)]
+    def start(a: int, b: int, za: int = 0, zb: int = 0) -> float:
+        return v[(a, b, za, zb, 0, d)]
+
+    def scoreless(a: int, b: int, za: int, zb: int) -> float:
+        """What a bust (or a fault, an overshoot, a wrong announcement) leaves the mover."""
+        if zero is None:
+            return 1.0 - start(b, a)
+        if za + 1 < count:
+            return 1.0 - start(b, a, zb, za + 1)
+        fallen = 0 if falls_by is None else max(0, a + falls_by)
+        return 1.0 - start(b, fallen, zb, 0)
 
     def fold(a: int, t: int) -> int:
         if rules.end == "exact" or t <= top[a]:
             return t
         return t - step * -(-(t - top[a]) // step)
 
-    def bank_value(a: int, b: int, t: int, m: int, bust: float) -> float | None:
+    def bank_value(a: int, b: int, zb: int, t: int, m: int, bust: float) -> float | None:
         if t <= 0:
             return None
         if m == d and not (rules.hot_dice == "optional" and rules.all_scoring_roll == "free"):
@@ -86,12 +109,12 @@ def brute_force_win(rules: Rules, tol: float = 1e-13, max_sweeps: int = 20000) -
             return None
         if new >= goal:
             return 1.0
-        return 1.0 - start(b, new)
+        return 1.0 - start(b, new, zb, 0)
 
     two = outcomes.get(2, [])
     choices = sorted({max(p for p, _, _ in keeps) for _, keeps in two if keeps}) if rules.prediction else []
 
-    def predict_value(a: int, b: int, t: int, announced: int, bust: float) -> float:
+    def predict_value(a: int, b: int, za: int, zb: int, t: int, announced: int, bust: float) -> float:
         """Announce what the two dice will score: right, keep and double; wrong, bust."""
         total = 0.0
         for prob, keeps in two:
@@ -106,27 +129,27 @@ def brute_force_win(rules: Rules, tol: float = 1e-13, max_sweeps: int = 20000) -
                 elif rules.end == "exact" and a + doubled > goal:
                     value = bust
                 else:
-                    value = v[(a, b, fold(a, doubled), nxt)]
+                    value = v[(a, b, za, zb, fold(a, doubled), nxt)]
                 best = max(best, value)
             total += prob * best
         return total
 
-    def state_value(a: int, b: int, t: int, m: int) -> float:
-        bust = 1.0 - start(b, a)
+    def state_value(a: int, b: int, za: int, zb: int, t: int, m: int) -> float:
+        bust = scoreless(a, b, za, zb)
 
         def after(points: int, nxt: int) -> float:
             if rules.end == "exact" and a + t + points > goal:
                 return bust
-            return v[(a, b, fold(a, t + points), nxt)]
+            return v[(a, b, za, zb, fold(a, t + points), nxt)]
 
         roll = roll_expectation(outcomes[m], bust, after)
         if m == 2:
             for choice in choices:
-                roll = max(roll, predict_value(a, b, t, choice, bust))
-        bank = bank_value(a, b, t, m, bust)
+                roll = max(roll, predict_value(a, b, za, zb, t, choice, bust))
+        bank = bank_value(a, b, zb, t, m, bust)
         return roll if bank is None else max(bank, roll)
 
-    order = sorted(v, key=lambda s: (-(s[0] + s[1]), -s[2]))
+    order = sorted(v, key=lambda s: (-(s[0] + s[1]), -s[4]))
     for _ in range(max_sweeps):
         change = 0.0
         for key in order:
@@ -135,7 +158,7 @@ def brute_force_win(rules: Rules, tol: float = 1e-13, max_sweeps: int = 20000) -
             v[key] = new
         if change < tol:
             break
-    return {(a, b): start(a, b) for a in scores for b in scores}
+    return {(a, b, za, zb): start(a, b, za, zb) for a in scores for b in scores for za in zs for zb in zs}
 
 
 def brute_force_game(rules: Rules, far: int = 10000, tol: float = 1e-13,

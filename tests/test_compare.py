@@ -56,3 +56,63 @@ def test_compare_rejects_bad_input(tiny_rules_file) -> None:
     assert bad.exit_code == 2 and "multiple of 50" in bad.output
     bad = runner.invoke(main, ["compare", "--rules", "nope-not-a-preset"])
     assert bad.exit_code == 2
+
+
+def _row(name: str, first: float, turns: float, vs_t: float, exact: bool = True):  # type: ignore[no-untyped-def]
+    from cinqmille.research.compare import Rate, RulesetComparison
+
+    rate = Rate(0.55, 0.0025, 40_000)
+    return RulesetComparison(name, exact, () if exact else ("crosses: off",), "vectorised", first, rate, turns,
+                             round(turns), 0.49, 577.0, rate, Rate(0.6, 0.0025, 40_000), 200,
+                             Rate(vs_t, 0.0024, 40_000), ((200, vs_t), (300, 0.65)), 1.0)
+
+
+def test_terminal_table_fits_100_columns() -> None:
+    """`compare`'s terminal lines are at most 100 characters, with long ruleset names and relaxed marks."""
+    from cinqmille.research.compare import TERMINAL_WIDTH, terminal_table
+
+    rows = [_row("standard", 0.5258, 27.0, 0.6117), _row("farkle-cardgames", 0.5456, 18.7, 0.6956),
+            _row("a-very-long-ruleset-file-name-indeed", 0.45, 51.9, 0.60, exact=False)]
+    lines = terminal_table(rows)
+    assert TERMINAL_WIDTH == 100 and max(len(line) for line in lines) <= 100
+    assert any("±" in line for line in lines) and any("95% interval" in line for line in lines)
+
+
+def test_page_states_findings_computed_from_the_figures() -> None:
+    """The page's sentences name the ruleset that moves the first-player edge most, the rule of thumb's loss
+    and the game lengths, from the rows given; ± is said to be half the 95% interval."""
+    from cinqmille.research.compare import CompareConfig
+    from cinqmille.research.page import markdown
+
+    rows = [_row("standard", 0.5258, 27.0, 0.6117), _row("six-dice", 0.5456, 18.7, 0.6956),
+            _row("house", 0.5183, 36.7, 0.5778)]
+    three = {"seats": {"standard": {"solved": True, "win": [0.3611, 0.3323, 0.3066], "exact": True,
+                                    "assumptions": [], "seconds": 1696.0, "states": 142040180,
+                                    "load_average": 3.5, "date": "2026-12-01 07:00 UTC", "solver_version": "x"}}}
+    text = markdown(rows, CompareConfig(("standard",)), three=three)
+    assert "`six-dice` moves this edge most" in text and "+2.0 points against `standard`" in text
+    assert "`house` moves it least" in text
+    assert "wins 38.83% of its games against the optimal player" in text  # 1 - 0.6117
+    assert "shortest games are `six-dice`'s (18.7)" in text and "longest `house`'s (36.7)" in text
+    assert "36.11%, 33.23%, 30.66%" in text and "half the width of the 95% interval" in text
+    assert "| standard | 52.58% | 36.11% |" in text
+
+
+def test_heatmap_tells_never_from_capped() -> None:
+    """The heat map's 'never' and 'capped' colours differ from each other and from the colour scale's ends."""
+    from cinqmille.research import plots
+
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    ends = {matplotlib.colors.to_hex(matplotlib.colormaps["viridis"](x)) for x in (0.0, 1.0)}
+    assert plots.NEVER_COLOUR != plots.CAPPED_COLOUR and not {plots.NEVER_COLOUR, plots.CAPPED_COLOUR} & ends
+
+
+def test_rows_read_back_from_json() -> None:
+    """`rows_from_dicts` reads back what `compare --json` writes (`as_dict`), figure for figure."""
+    from cinqmille.research.compare import rows_from_dicts
+
+    rows = [_row("standard", 0.5258, 27.0, 0.6117), _row("sheet", 0.45, 32.6, 0.603, exact=False)]
+    back = rows_from_dicts([json.loads(json.dumps(r.as_dict())) for r in rows])
+    assert back == rows

@@ -15,22 +15,32 @@ from cinqmille.rules import PRESET_NAMES, load_rules, rules_from_dict
 STANDARD = load_rules("standard")
 BUST = {1: Fraction(4, 6), 2: Fraction(16, 36), 3: Fraction(60, 216), 4: Fraction(204, 1296),
         5: Fraction(600, 7776), 6: Fraction(1440, 46656)}
+#: RULES.md section 9: with three pairs scoring, six dice bust only on two pairs and two singles of 2, 3, 4 or 6.
+BUST_THREE_PAIRS = Fraction(1080, 46656)
 
 
-def brute_bust(n: int) -> Fraction:
-    """Bust chance by enumerating all 6**n ordered rolls: no 1, no 5, no face three times."""
+def three_pairs(roll: tuple[int, ...] | list[int]) -> bool:
+    """Whether six dice show three faces twice each."""
+    return len(roll) == 6 and sorted(roll.count(f) for f in set(roll)) == [2, 2, 2]
+
+
+def brute_bust(n: int, pairs: bool = False) -> Fraction:
+    """Bust chance by enumerating all 6**n ordered rolls: no 1, no 5, no face three times (nor three pairs)."""
     busts = sum(
         1 for roll in itertools.product(range(1, 7), repeat=n)
         if 1 not in roll and 5 not in roll and all(roll.count(f) < 3 for f in range(1, 7))
+        and not (pairs and three_pairs(roll))
     )
     return Fraction(busts, 6**n)
 
 
 @pytest.mark.parametrize("name", PRESET_NAMES)
 def test_bust_chances_equal_the_rule_book(name: str) -> None:
-    """Bust figures are exactly 4/6, 16/36, 60/216, 204/1296, 600/7776 (and 1440/46656 with 6 dice)."""
-    for row in odds(load_rules(name)):
-        assert row.bust == BUST[row.n] == brute_bust(row.n)
+    """Bust figures are exactly 4/6, 16/36, 60/216, 204/1296, 600/7776 (and 1440/46656 with 6 dice, 1080 with three pairs)."""
+    rules = load_rules(name)
+    for row in odds(rules):
+        pairs = bool(rules.three_pairs) and row.n == 6
+        assert row.bust == (BUST_THREE_PAIRS if pairs else BUST[row.n]) == brute_bust(row.n, pairs)
 
 
 @pytest.mark.parametrize("name", PRESET_NAMES)
@@ -120,7 +130,8 @@ def test_keeps_use_only_rolled_dice_and_bust_has_none(roll: list[int], name: str
     roll = roll[: rules.dice]
     counts = counts_of(roll)
     keeps = legal_keeps(rules, counts)
-    scoring = 1 in roll or 5 in roll or any(roll.count(f) >= 3 for f in range(1, 7))
+    scoring = (1 in roll or 5 in roll or any(roll.count(f) >= 3 for f in range(1, 7))
+               or (bool(rules.three_pairs) and three_pairs(roll)))
     assert bool(keeps) == scoring
     for keep in keeps:
         assert keep.size >= 1

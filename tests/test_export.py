@@ -299,3 +299,44 @@ def test_every_column_is_documented_in_its_file(fmt: str, tiny_rules_file: Path,
     for meta in metas:
         assert meta["rules"]["name"] == "tiny" and meta["solver_version"] == version
     assert metas[0]["keeps"]["rows"] == len(ex.read_policy(target)["keeps/me"])
+
+
+@pytest.mark.parametrize("fmt", ex.FORMATS)
+def test_three_player_export_agrees_with_advise_and_documents_its_columns(fmt: str, tiny_rules_file: Path,
+                                                                          tmp_path: Path) -> None:
+    """`export --players 3`: rows name both opponents (opp, opp2), each row's action and chances equal
+    `advise --opp B,C`, each keep row is the advice's best keep, and every column is documented in the file."""
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    target = tmp_path / f"policy3.{fmt}"
+    code, out, err = run("--rules", str(tiny_rules_file), "-o", str(target), "--players", "3", "--me", "200",
+                         "--opp", "150:200", "--opp2", "0:150")
+    assert code == 0, err
+    assert "score triples" in out
+    cols = ex.read_policy(target)
+    meta = ex.read_meta(target)
+    assert meta["players"] == 3 and set(ex.COLUMNS3) <= set(meta["columns"])
+    assert all(meta["columns"][c]["meaning"] and meta["columns"][c]["unit"] for c in ex.COLUMNS3)
+    assert set(cols["opp"].tolist()) == {150, 200} and set(cols["opp2"].tolist()) == {0, 150}
+    result = solve(load_rules(str(tiny_rules_file)), "win", players=3)
+    for i in range(0, len(cols["me"]), 3):
+        me, opp, opp2, turn, dice = (int(cols[c][i]) for c in ("me", "opp", "opp2", "turn", "dice"))
+        if turn == 0:
+            continue
+        adv = advise(result, Position(me, opp, turn, dice, others=(opp, opp2)))
+        assert cols["action"][i] == adv.best.action, (me, opp, opp2, turn, dice)
+        assert cols["win"][i] == pytest.approx(adv.win, abs=1e-12)
+    rows = len(cols["keeps/me"])
+    assert rows > 0
+    for i in range(0, rows, max(1, rows // 40)):
+        me, opp, opp2, turn, dice, rolled = (int(cols[f"keeps/{c}"][i])
+                                             for c in ("me", "opp", "opp2", "turn", "dice", "rolled"))
+        adv = advise(result, Position(me, opp, turn, others=(opp, opp2)), roll=tuple(int(x) for x in str(rolled)))
+        assert int("".join(map(str, adv.best.keep))) == int(cols["keeps/keep"][i])
+
+
+def test_three_player_options_are_checked(tiny_rules_file: Path, tmp_path: Path) -> None:
+    """--opp2 without --players 3 and --players 4 are refused in one line."""
+    for args in (["--opp2", "0"], ["--players", "4"]):
+        code, out, err = run("--rules", str(tiny_rules_file), "-o", str(tmp_path / "p.csv"), *args)
+        assert code == 2 and "Error" in (out + err)

@@ -274,3 +274,17 @@ def test_announcements_are_read_as_whole_numbers() -> None:
                         False, None, 0)
         assert human.predict(view, (50, 100, 150, 200)) == want
         assert len(console.asked) == len(answers)
+
+
+def test_three_and_four_bots_read_the_three_player_table() -> None:
+    """With a three-player result, three and four bots play to a winner, say which table they read, and explain
+    their keeps with the three-player advice (`advise --opp B,C`)."""
+    rules = rules_from_dict({"name": "tiny3", "goal": 500, "opening": 150})
+    result = solve(rules, "win", players=3)
+    for seats, note in ((3, "exact three-player table"), (4, "two opponents who threaten most")):
+        console = NoInput()
+        winner = play_text(rules, ["bot"] * seats, console, rng=np.random.default_rng(seats),
+                           result_provider=lambda: result)
+        assert winner in range(seats)
+        text = "\n".join(console.lines)
+        assert note in text and "thinks:" in text and "no advice here" not in text

@@ -64,6 +64,9 @@ def test_user_file_overrides_a_preset(tmp_path: Path) -> None:
         ("[single]\n2 = 20", "single.2"),
         ("[triple]\n7 = 700", "triple.7"),
         ("base = 'nowhere'", "nowhere"),
+        ("three_pairs = 1500", "key 'three_pairs': three pairs need six dice"),
+        ("dice = 6\n[straights]\nfrom_six = true", "key 'straights.from_six'"),
+        ("multiples = 'fixed'\n[kinds]\n4 = 1000", "key 'kinds'"),
         ("goal = [", "not valid TOML"),
     ],
 )

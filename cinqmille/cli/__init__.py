@@ -25,6 +25,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("play_cmd", "play"),
     ("simulate_cmd", "simulate"),
     ("compare_cmd", "compare"),
+    ("serve_cmd", "serve"),
 )
 
 

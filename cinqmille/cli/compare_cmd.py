@@ -8,7 +8,6 @@ import click
 
 from ..errors import CinqmilleError
 from ..parsing import SEED, WholeNumber, whole
-from ..rules import PRESET_NAMES
 from .common import emit_json, friendly_errors, json_option, resolve_rules
 from .progress import progress_bar
 from ..research.compare import DEFAULT_THRESHOLDS
@@ -16,8 +15,8 @@ from .simulate_cmd import MAX_GAMES, backend_options
 
 
 @click.command("compare")
-@click.option("--rules", "rules_text", default=",".join(PRESET_NAMES), show_default=True, metavar="R1,R2,...",
-              help="Rulesets to compare (preset names or TOML files), comma-separated.")
+@click.option("--rules", "rules_text", default=None, metavar="R1,R2,...",
+              help="Rulesets to compare (preset names or TOML files), comma-separated. Default: every preset file.")
 @click.option("--games", type=WholeNumber(2, MAX_GAMES), default=40_000, show_default=True,
               help="Games per matchup with the vectorised simulator.")
 @click.option("--referee-games", type=WholeNumber(2, MAX_GAMES), default=2_000, show_default=True,
@@ -27,7 +26,8 @@ from .simulate_cmd import MAX_GAMES, backend_options
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed: the same seed gives the same result.")
 @backend_options
 @click.option("--plots", "plots_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Write PNG figures of the first ruleset solved exactly into this directory (needs matplotlib).")
+              help="Write PNG figures of every ruleset, and one of the rulesets side by side, into this directory "
+                   "(needs matplotlib).")
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the results page (e.g. docs/variants.md) with the table and the figures.")
 @json_option
@@ -35,8 +35,12 @@ from .simulate_cmd import MAX_GAMES, backend_options
 def command(rules_text: str, games: int, referee_games: int, thresholds: str, seed: int, jobs: int, backend: str,
             scheduler: str | None, plots_dir: Path | None, markdown_path: Path | None, as_json: bool) -> None:
     """Compare rulesets: first-player chance (solved, simulated), game length, busts, optimal vs heuristics."""
-    from ..research.compare import CompareConfig, compare, table_rows
+    from ..research.compare import CompareConfig, compare, terminal_table
 
+    from ..research.compare import preset_names_found
+
+    if rules_text is None:
+        rules_text = ",".join(preset_names_found())
     specs = tuple(s.strip() for s in rules_text.split(",") if s.strip())
     if not specs:
         raise CinqmilleError("--rules needs at least one ruleset")
@@ -57,36 +61,43 @@ def command(rules_text: str, games: int, referee_games: int, thresholds: str, se
     with progress_bar(f"Comparing {len(specs)} ruleset{'s' if len(specs) > 1 else ''}") as update:
         rows = compare(config, update)
     figures: list[Path] = []
-    if plots_dir is not None:
-        from ..research.plots import write_figures
+    skipped: list[str] = []
+    three: dict = {}
+    if plots_dir is not None or markdown_path is not None:
+        from ..research.page import read_record
 
-        exact = [r for r in rules_list if not _relaxed(r)]
-        if exact:
-            figures = write_figures(exact[0], plots_dir)
+        where = plots_dir if plots_dir is not None else markdown_path.parent / "figures"  # type: ignore[union-attr]
+        three = read_record(where)
+    if plots_dir is not None:
+        from ..research.plots import plot_presets, write_figures
+
+        if len(rows) > 1:
+            plots_dir.mkdir(parents=True, exist_ok=True)
+            figures.append(plot_presets(rows, plots_dir / "presets-compared.png", three.get("seats")))
+        for ruleset in rules_list:  # every ruleset's figures (of the solver's relaxation where it has one)
+            try:
+                figures += write_figures(ruleset, plots_dir)
+            except (CinqmilleError, ValueError, IndexError) as exc:
+                skipped.append(f"{ruleset.name}: {exc}")
     if markdown_path is not None:
         from ..research.page import write_page
 
-        write_page(markdown_path, rows, config, figures)
+        write_page(markdown_path, rows, config, figures, three)
     if as_json:
         emit_json({"games": games, "referee_games": referee_games, "seed": seed,
                    "thresholds": list(grid), "rulesets": [r.as_dict() for r in rows],
                    "figures": [str(f) for f in figures],
                    "markdown": str(markdown_path) if markdown_path else None})
         return
-    cells = table_rows(rows)
-    widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
-    for row in cells:
-        click.echo("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
-    for r in rows:
-        if not r.exact:
-            click.echo(f"{r.rules}: solved value is of the relaxation; simulated under the full rules (referee).")
+    for line in terminal_table(rows):
+        click.echo(line)
+    for row in rows:
+        if not row.exact:
+            click.echo(f"{row.rules}: solved value is of the relaxation; simulated under the full rules (referee).")
     for f in figures:
         click.echo(f"wrote {f}")
+    for note in skipped:
+        click.echo(f"no figures for {note}")
     if markdown_path is not None:
         click.echo(f"wrote {markdown_path}")
 
-
-def _relaxed(rules) -> bool:  # noqa: ANN001
-    from ..solver import relaxations
-
-    return bool(relaxations(rules))

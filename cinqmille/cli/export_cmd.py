@@ -19,13 +19,20 @@ from .common import friendly_errors, resolve_rules, rules_option
                    "(policy.csv -> policy.keeps.csv).")
 @click.option("--me", "me", metavar="POINTS|LO:HI", help="Only these scores of the player to move (default: all).")
 @click.option("--opp", "opp", metavar="POINTS|LO:HI", help="Only these opponent scores (default: all).")
+@click.option("--opp2", "opp2", metavar="POINTS|LO:HI",
+              help="With --players 3: only these scores of the player after the next (default: all).")
+@click.option("--players", "players", type=click.IntRange(2, 3), default=2, show_default=True,
+              help="The table exported: two players, or three (columns me, opp, opp2: the opponents in "
+                   "playing order).")
 @click.option("--keeps/--no-keeps", "keeps", default=True, show_default=True,
               help="Also write the keep table: the best keep of every roll where the best move is to roll "
                    "(about 48 times the rows of the bank/roll table).")
 @friendly_errors
-def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp: str | None, keeps: bool) -> None:
+def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp: str | None, opp2: str | None,
+            players: int, keeps: bool) -> None:
     """Write the optimal policy: scores, turn points, dice, best action and chances to win by banking and rolling, and the best keep of every roll."""
-    from ..export import format_of, keep_rows, meta_of, need_pyarrow, parse_scores, policy_rows, write_policy
+    from ..errors import CinqmilleError
+    from ..export import format_of, keep_rows, meta_of, need_pyarrow, parse_scores, policy_rows, triple_tables, write_policy
     from .advise_cmd import load_win_table
     from .progress import progress_bar
 
@@ -33,20 +40,28 @@ def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp:
     fmt = format_of(output, fmt)
     if fmt == "parquet":
         need_pyarrow()
+    if opp2 is not None and players != 3:
+        raise CinqmilleError("--opp2 is for --players 3")
     mes, opps = parse_scores(me, rules, "--me"), parse_scores(opp, rules, "--opp")
-    result = load_win_table(rules)
+    opp2s = parse_scores(opp2, rules, "--opp2") if players == 3 else [0]
+    result = load_win_table(rules, players)
     start = time.perf_counter()
     share = 0.3 if keeps else 1.0
-    with progress_bar(f"Exporting {len(mes) * len(opps):,} score pairs") as update:
-        cols = policy_rows(result, mes, opps, progress=lambda f: update(share * f))
-        kept = keep_rows(result, cols, progress=lambda f: update(share + (1 - share) * f)) if keeps else None
+    count = len(mes) * len(opps) * (len(opp2s) if players == 3 else 1)
+    what = "score triples" if players == 3 else "score pairs"
+    with progress_bar(f"Exporting {count:,} {what}") as update:
+        if players == 3:
+            cols, kept = triple_tables(result, mes, opps, opp2s, keeps, progress=update)
+        else:
+            cols = policy_rows(result, mes, opps, progress=lambda f: update(share * f))
+            kept = keep_rows(result, cols, progress=lambda f: update(share + (1 - share) * f)) if keeps else None
     files = write_policy(output, fmt, cols, meta_of(result), kept)
     seconds = time.perf_counter() - start
     size = sum(f.stat().st_size for f in files)
     rows = f"{len(cols['me']):,} rows"
     if kept is not None:
         rows += f" and {len(kept['me']):,} keep rows"
-    click.echo(f"Wrote {rows} ({len(mes) * len(opps):,} score pairs) of '{rules.name}' "
+    click.echo(f"Wrote {rows} ({count:,} {what}) of '{rules.name}' "
                f"to {output}{''.join(f', {f.name}' for f in files[1:])} "
                f"({fmt}, {size / 1e6:.1f} MB) in {seconds:.1f} s.")
     if not result.exact:

@@ -25,6 +25,7 @@ def command(rules_spec: str, as_json: bool) -> None:
                     "bust_exact": f"{row.bust.numerator}/{row.bust.denominator}",
                     "full_hand": float(row.full_hand),
                     "mean_best": row.mean_best,
+                    "combinations": {name: float(chance) for name, chance in row.combinations},
                 }
                 for row in rows
             },
@@ -36,3 +37,12 @@ def command(rules_spec: str, as_json: bool) -> None:
         bust = f"{float(row.bust):6.2%} ({row.bust.numerator * 6**row.n // row.bust.denominator}/{6**row.n})"
         click.echo(f"{row.n:>4}  {bust:>18}  {float(row.full_hand):>16.2%}  {row.mean_best:>14.1f}")
     click.echo("A bust scores 0; an instant win counts as the goal.")
+    names = list(dict.fromkeys(name for row in rows for name, _ in row.combinations))
+    if names:
+        width = max(len(name) for name in names)
+        counted = [row for row in rows if row.combinations]
+        click.echo("Chance that a roll holds each combination of several faces (- where it does not count):")
+        click.echo(f"{'':<{width}}  " + "  ".join(f"{f'{row.n} dice':>8}" for row in counted))
+        for name in names:
+            cells = [dict(row.combinations).get(name) for row in counted]
+            click.echo(f"{name:<{width}}  " + "  ".join(f"{'-' if c is None else f'{float(c):.2%}':>8}" for c in cells))

@@ -45,4 +45,17 @@ def command(rules_spec: str, players: str, seed: int | None) -> None:
     rules = resolve_rules(rules_spec)
     seats = parse_players(players, rules, humans=True)
     play_text(rules, seats, TerminalConsole(), rng=np.random.default_rng(seed),
-              result_provider=lambda: load_win_table(rules))
+              result_provider=lambda: load_win_table(rules, solved_players(len(seats), rules)))
+
+
+def solved_players(seats: int, rules) -> int:  # type: ignore[no-untyped-def]
+    """The table the bots read: two players, or three (exact, or reduced beyond) unless that solve is too large."""
+    from ..solver.budget import TooLarge, check_budget
+
+    if seats < 3:
+        return 2
+    try:
+        check_budget(rules, "win", players=3)
+    except TooLarge:
+        return 2
+    return 3

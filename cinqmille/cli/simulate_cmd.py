@@ -54,7 +54,8 @@ def format_result(res: SimResult) -> list[str]:
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed: the same seed gives the same result.")
 @backend_options
 @click.option("--engine", type=click.Choice(["auto", "vectorised", "referee"]), default="auto", show_default=True,
-              help="auto: the vectorised simulator when it applies (two players, a ruleset solved exactly), else the referee.")
+              help="auto: the vectorised simulator when it applies (a ruleset solved exactly; with three players or "
+                   "more and an optimal seat, a three-player solve within the budget), else the referee.")
 @click.option("--batch-size", type=WholeNumber(1, MAX_GAMES), default=None,
               help="Games per seeded batch (default 25000 vectorised, 200 referee); part of what the seed fixes.")
 @json_option

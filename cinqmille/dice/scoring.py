@@ -1,12 +1,19 @@
 """Scoring of one roll: readings, the value of a set of dice, and the legal keeps.
 
 A set of dice is a count vector `c` of length 6 (`c[f-1]` dice show face f).
-A *reading* splits dice into scoring units (RULES.md section 2): per face, at
-most one group of three or more (valued by `multiples`, or by the five-of-a-kind
-entry for exactly five 1s or 5s) plus single 1s and 5s; or a straight (all D
-dice of a D-dice roll); or a full house plus per-face units. A reading is
-*complete* when it uses every die. The value of a kept set is its best
-complete reading; a set with no complete reading cannot be kept.
+Every scoring combination of a ruleset is written here, once:
+
+- per face, at most one group of three or more of a kind (valued by
+  `multiples`: additive, linear, doubling or fixed points, or by the
+  five-of-a-kind entry for exactly five 1s or 5s), plus single 1s and 5s;
+- the combinations of several faces, as data (`combinations(rules)`): each a
+  count vector with its points and the numbers of dice rolled in which it
+  counts (straights by their faces, the full house, three pairs, two
+  triplets, four of a kind and a pair).
+
+A *reading* splits dice into these units; it is *complete* when it uses every
+die. The value of a set kept from a roll of `roll` dice is its best complete
+reading; a set with no complete reading cannot be kept.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Iterator
 
 from ..rules import Rules
 
@@ -31,12 +39,58 @@ class Reading:
     used: Counts  # every die this reading scores
 
 
+@dataclass(frozen=True, slots=True)
+class Combination:
+    """A scoring unit of several faces: its dice, its points and the numbers of dice rolled in which it counts."""
+
+    name: str
+    dice: Counts
+    points: int
+    rolls: frozenset[int]
+
+
 def _zero() -> list[int]:
     return [0] * 6
 
 
+def _pattern(sizes: tuple[int, ...]) -> list[Counts]:
+    """Every count vector with groups of these sizes on distinct faces (equal sizes not repeated)."""
+    out = set()
+    for faces in itertools.permutations(range(6), len(sizes)):
+        vec = _zero()
+        for face, size in zip(faces, sizes):
+            vec[face] = size
+        out.add(tuple(vec))
+    return sorted(out)
+
+
+@lru_cache(maxsize=64)
+def combinations(rules: Rules) -> tuple[Combination, ...]:
+    """The combinations of several faces that score under `rules` (RULES.md sections 2 and 9)."""
+    d = rules.dice
+    any_roll = frozenset(range(1, d + 1))
+    st = rules.straights_by_faces
+    five_rolls = frozenset({5, 6} if st.from_six else {5})
+    out: list[Combination] = []
+
+    def add(name: str, vectors: list[Counts], points: int, rolls: frozenset[int]) -> None:
+        if points:
+            out.extend(Combination(name, vec, points, rolls) for vec in vectors if sum(vec) <= d)
+
+    add("1-2-3-4-5", [(1, 1, 1, 1, 1, 0)], st.low, five_rolls)
+    add("2-3-4-5-6", [(0, 1, 1, 1, 1, 1)], st.high, five_rolls)
+    add("1-2-3-4-5-6", [(1, 1, 1, 1, 1, 1)], st.full, frozenset({6}))
+    add("full house", _pattern((3, 2)), rules.full_house, any_roll)
+    add("three pairs", _pattern((2, 2, 2)), rules.three_pairs, any_roll)
+    if rules.four_and_pair_as_three_pairs:
+        add("three pairs", _pattern((4, 2)), rules.three_pairs, any_roll)
+    add("two triplets", _pattern((3, 3)), rules.two_triplets, any_roll)
+    add("four of a kind and a pair", _pattern((4, 2)), rules.four_and_pair, any_roll)
+    return tuple(out)
+
+
 def group_value(rules: Rules, face: int, size: int) -> float:
-    """Value of `size` (>= 3) dice of `face` read as one group (WIN for five 1s that win)."""
+    """Value of `size` (>= 3) dice of `face` read as one group (WIN for five 1s that win; -1 if no such group)."""
     special = {1: rules.five_ones, 5: rules.five_fives}.get(face)
     if size == 5 and special is not None and special != "multiples":
         return WIN if special == "win" else float(special)
@@ -47,6 +101,8 @@ def group_value(rules: Rules, face: int, size: int) -> float:
         # k of a kind is one triple plus k - 3 dice that score only as single 1s or 5s:
         # the extra dice are read as singles, so a group of more than three does not exist.
         return -1.0
+    if rules.multiples == "fixed":
+        return float(rules.kind(size)) or -1.0
     if rules.multiples == "linear":
         return float(base * (size - 2))
     return float(base * 2 ** (size - 3))
@@ -70,16 +126,8 @@ def _face_options(rules: Rules, face: int, count: int, complete: bool) -> list[t
     return options
 
 
-def _straights(rules: Rules) -> list[Counts]:
-    if not rules.straights:
-        return []
-    if rules.dice == 5:
-        return [(1, 1, 1, 1, 1, 0), (0, 1, 1, 1, 1, 1)]
-    return [(1, 1, 1, 1, 1, 1)]
-
-
 def _per_face_readings(rules: Rules, counts: Counts, complete: bool, base_value: float,
-                       base_combos: tuple[Counts, ...], base_used: list[int]) -> list[Reading]:
+                       base_combos: tuple[Counts, ...], base_used: Counts) -> list[Reading]:
     per_face = [_face_options(rules, f + 1, counts[f], complete) for f in range(6)]
     readings = []
     for choice in itertools.product(*per_face):
@@ -100,34 +148,52 @@ def _per_face_readings(rules: Rules, counts: Counts, complete: bool, base_value:
     return readings
 
 
+def _combination_choices(units: tuple[Combination, ...], counts: Counts,
+                         start: int = 0) -> Iterator[tuple[tuple[Combination, ...], Counts]]:
+    """Every choice of disjoint combinations (in list order) within `counts`, with the dice left over."""
+    yield (), counts
+    for i in range(start, len(units)):
+        dice = units[i].dice
+        if all(u <= c for u, c in zip(dice, counts)):
+            rest = tuple(c - u for c, u in zip(counts, dice))
+            for more, left in _combination_choices(units, rest, i):
+                yield (units[i],) + more, left
+
+
+def readings(rules: Rules, counts: Counts, complete: bool, roll: int | None = None) -> tuple[Reading, ...]:
+    """Every reading of `counts`, taken from a roll of `roll` dice (default: these dice), that scores at least one die.
+
+    With `complete`, only the readings that use every die.
+    """
+    counts = tuple(counts)
+    return _readings(rules, counts, complete, sum(counts) if roll is None else roll)
+
+
 @lru_cache(maxsize=None)
-def readings(rules: Rules, counts: Counts, complete: bool) -> tuple[Reading, ...]:
-    """Every reading of `counts` that scores at least one die (all dice if `complete`)."""
-    n = sum(counts)
+def _readings(rules: Rules, counts: Counts, complete: bool, roll: int) -> tuple[Reading, ...]:
+    units = tuple(c for c in combinations(rules) if roll in c.rolls)
     out: list[Reading] = []
-    if n == rules.dice:
-        for straight in _straights(rules):
-            if counts == straight:
-                out.append(Reading(float(rules.straights), (straight,), (0,) * 6, straight))
-    if rules.full_house:
-        for a in range(6):
-            for b in range(6):
-                if a != b and counts[a] >= 3 and counts[b] >= 2:
-                    fh = _zero()
-                    fh[a], fh[b] = 3, 2
-                    rest = tuple(c - u for c, u in zip(counts, fh))
-                    out.extend(_per_face_readings(rules, rest, complete, float(rules.full_house),
-                                                  (tuple(fh),), fh))
-    out.extend(_per_face_readings(rules, counts, complete, 0.0, (), _zero()))
+    for chosen, rest in _combination_choices(units, counts):
+        used = tuple(c - r for c, r in zip(counts, rest))
+        out.extend(_per_face_readings(rules, rest, complete, float(sum(c.points for c in chosen)),
+                                      tuple(c.dice for c in chosen), used))
     if complete:
         out = [r for r in out if r.used == counts]
     return tuple(out)
 
 
+def value(rules: Rules, counts: Counts, roll: int | None = None) -> float | None:
+    """Value of keeping exactly these dice from a roll of `roll` dice (default: these dice).
+
+    WIN for an instant win, None if some die does not score.
+    """
+    counts = tuple(counts)
+    return _value(rules, counts, sum(counts) if roll is None else roll)
+
+
 @lru_cache(maxsize=None)
-def value(rules: Rules, counts: Counts) -> float | None:
-    """Value of keeping exactly these dice (WIN for an instant win), or None if some die does not score."""
-    options = readings(rules, counts, True)
+def _value(rules: Rules, counts: Counts, roll: int) -> float | None:
+    options = _readings(rules, counts, True, roll)
     if not options:
         return None
     return max(r.value for r in options)
@@ -168,13 +234,14 @@ def _points_of(rules: Rules, val: float) -> tuple[int, bool]:
 def legal_keeps(rules: Rules, counts: Counts) -> tuple[Keep, ...]:
     """Every legal keep of a roll under the keep rules of RULES.md section 3 (empty for a bust)."""
     counts = tuple(counts)
+    roll = sum(counts)
     if is_bust(rules, counts):
         return ()
     whole = value(rules, counts)
     if whole is not None and rules.all_scoring_roll == "keep_all_and_roll":
         return (Keep(counts, *_points_of(rules, whole)),)
     if rules.split_combinations:
-        candidates = {sub for sub in sub_counts(counts) if value(rules, sub) is not None}
+        candidates = {sub for sub in sub_counts(counts) if value(rules, sub, roll) is not None}
     else:
         all_readings = readings(rules, counts, False)
         best = max(r.value for r in all_readings)
@@ -200,7 +267,7 @@ def legal_keeps(rules: Rules, counts: Counts) -> tuple[Keep, ...]:
                       if all(k[f] >= 3 for f in range(6) if counts[f] >= 3)}
     keeps = []
     for kept in sorted(candidates):
-        val = value(rules, kept)
+        val = value(rules, kept, roll)
         assert val is not None
         keeps.append(Keep(kept, *_points_of(rules, val)))
     return tuple(keeps)

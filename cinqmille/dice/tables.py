@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..rules import Rules
-from .scoring import Counts, legal_keeps, value
+from .scoring import Counts, combinations, legal_keeps, value
 
 
 def rolls_of(n: int) -> list[Counts]:
@@ -118,12 +118,18 @@ def dice_tables(rules: Rules) -> dict[int, DiceTable]:
 
 @dataclass(frozen=True, slots=True)
 class DiceOdds:
-    """Headline odds of rolling n dice: bust, full hand, mean points of the best keep."""
+    """Headline odds of rolling n dice: bust, full hand, mean points of the best keep, each combination.
+
+    `combinations` gives, for each combination of several faces that the
+    ruleset scores (by name, in the order of `cinqmille.dice.combinations`), the
+    chance that a roll of n dice holds it; it is empty where none can count.
+    """
 
     n: int
     bust: Fraction
     full_hand: Fraction
     mean_best: float
+    combinations: tuple[tuple[str, Fraction], ...] = ()
 
 
 def odds(rules: Rules) -> list[DiceOdds]:
@@ -132,8 +138,14 @@ def odds(rules: Rules) -> list[DiceOdds]:
     The mean best keep counts a bust as 0 and an instant win as the goal.
     """
     out = []
+    units = combinations(rules)
     for n, table in dice_tables(rules).items():
         total = 6**n
+        held: dict[str, np.ndarray] = {}
+        for unit in units:
+            if n in unit.rolls and sum(unit.dice) <= n:
+                holds = (table.counts >= np.array(unit.dice, dtype=np.int8)).all(axis=1)
+                held[unit.name] = held.get(unit.name, np.zeros(len(table.ways), dtype=bool)) | holds
         best = np.zeros(len(table.ways))
         for r in range(len(table.ways)):
             ks = table.keeps_of(r)
@@ -144,5 +156,6 @@ def odds(rules: Rules) -> list[DiceOdds]:
             bust=Fraction(table.bust_ways, total),
             full_hand=Fraction(int(table.ways[table.all_scoring].sum()), total),
             mean_best=float((best * table.ways).sum() / total),
+            combinations=tuple((name, Fraction(int(table.ways[mask].sum()), total)) for name, mask in held.items()),
         ))
     return out

@@ -74,7 +74,9 @@ class GameResult:
 
 
 @dataclass(frozen=True, slots=True)
-class _TurnOutcome:
+class TurnOutcome:
+    """How a turn ended: a bank of `points` with `dice` in hand, a bust (`all_dice`: on a roll of all D), a win."""
+
     kind: Literal["bank", "bust", "win"]
     points: int = 0
     dice: int = 0
@@ -159,6 +161,20 @@ class Game:
     def last_round(self) -> LastRound | None:
         return self._last_round
 
+    @property
+    def seat_to_play(self) -> int:
+        """The seat whose turn is next (or in progress)."""
+        return self._seat
+
+    @property
+    def offer(self) -> TakeOverOffer | None:
+        """The bank that the next player may take over (None when there is none)."""
+        return self._offer
+
+    def log(self, event: Event) -> None:
+        """Append an event that happened outside the referee's own questions (a take-over entered on a sheet)."""
+        self._events.append(event)
+
     def play(self) -> GameResult:
         """Play turns until somebody wins; return the frozen result."""
         while self._winner is None:
@@ -174,14 +190,26 @@ class Game:
     # -- one turn -----------------------------------------------------------------
     def play_turn(self) -> None:
         """Play the turn of the seat to play, apply its outcome and the end-of-game rules."""
+        seat = self.begin_turn()
+        self.end_turn(seat, self._run_turn(seat))
+
+    def begin_turn(self) -> int:
+        """Start the turn of the seat to play (logged); return that seat."""
         if self._winner is not None:
             raise EngineError("the game is over")
         if self._turn >= self.max_turns:
             raise EngineError(f"the game did not end within {self.max_turns} turns")
         seat = self._seat
+        self._events.append(TurnStart(seat, self._turn, self._players[seat].score))
+        return seat
+
+    def end_turn(self, seat: int, outcome: TurnOutcome) -> None:
+        """Apply the outcome of the turn begun by `begin_turn`: the bank or bust, penalties, end of game.
+
+        The dice games of `play_turn` and the score sheet (`engine.sheet`, turns
+        entered as outcomes) both end their turns here.
+        """
         emit = self._events.append
-        emit(TurnStart(seat, self._turn, self._players[seat].score))
-        outcome = self._run_turn(seat)
         self._offer = None
         scored = False
         if outcome.kind == "win":
@@ -209,7 +237,7 @@ class Game:
                                    f"'{what}' (expected True or False) at {_describe(view)}")
         return bool(answer)
 
-    def _run_turn(self, seat: int) -> _TurnOutcome:
+    def _run_turn(self, seat: int) -> TurnOutcome:
         rules, policy, emit = self.rules, self.policies[seat], self._events.append
         player = self._players[seat]
         score, big = player.score, rules.dice
@@ -227,7 +255,7 @@ class Game:
             if bank_allowed(rules, score, t, rolled, full):
                 view = self._view(seat, t, n, None, rolled, full, taken, True)
                 if self._ask_bool(policy.should_bank, "bank?", view):
-                    return _TurnOutcome("bank", t, n)
+                    return TurnOutcome("bank", t, n)
                 asked = True
             predicted = None
             if rules.prediction and n == 2:
@@ -241,16 +269,16 @@ class Game:
             all_dice = n == big
             if not keeps:
                 emit(Bust(seat, "no_score", t, all_dice))
-                return _TurnOutcome("bust", all_dice=all_dice)
+                return TurnOutcome("bust", all_dice=all_dice)
             if predicted is not None:
                 got = roll_points(keeps)
                 emit(PredictionResult(seat, predicted, got, got == predicted))
                 if got != predicted:
                     emit(Bust(seat, "prediction", t, all_dice))
-                    return _TurnOutcome("bust")
+                    return TurnOutcome("bust")
             keep = self._ask_keep(seat, t, n, counts, rolled, full, taken, keeps)
             if keep.win:
-                return _TurnOutcome("win", keep=keep.dice)
+                return TurnOutcome("win", keep=keep.dice)
             t += keep.points
             if predicted is not None:
                 t *= 2
@@ -262,7 +290,7 @@ class Game:
             rolled = True
             if rules.banking.overshoots(score, t):
                 emit(Bust(seat, "overshoot", t, False))
-                return _TurnOutcome("bust")
+                return TurnOutcome("bust")
 
     def _ask_prediction(self, seat: int, t: int, n: int, rolled: bool, full: bool, taken: bool) -> int | None:
         choices = prediction_choices(self.rules)

@@ -9,6 +9,7 @@ from .dice_source import ScriptedDice
 from .log import Banked, Event, InstantWin, Kept, Prediction, Roll, TakeOver
 from .referee import Game, GameResult
 from .scripted import ScriptedPolicy
+from .sheet import SheetError, SheetState, play_sheet, read_sheet_log
 from .state import PlayerState
 
 
@@ -46,3 +47,13 @@ def replay_events(rules: Rules, events: Sequence[Event], initial: Sequence[Playe
 def replay(result: GameResult) -> GameResult:
     """Replay a finished game from its own log; the replay has the same events and scores."""
     return replay_events(result.rules, result.events, result.initial)
+
+
+def replay_sheet_log(data: object) -> SheetState:
+    """Play again the score sheet of a sheet log (`engine.sheet.sheet_log`); its scores must come out the same."""
+    rules, names, entries = read_sheet_log(data)
+    state = play_sheet(rules, names, entries)
+    recorded = data.get("scores") if isinstance(data, dict) else None
+    if recorded is not None and recorded != list(state.scores):
+        raise SheetError(f"sheet log: its entries give the scores {list(state.scores)}, not the {recorded} it records")
+    return state

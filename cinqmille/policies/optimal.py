@@ -14,9 +14,21 @@ question is read in the table, and asks the table's one function for it.
 
 Rules outside the solved state (crosses, ties, struck scores, ``zero_turns``)
 are played by reading the table at the current banked scores: the solver's
-stated relaxation. More than two players: the two-player table is played
-against the best score among the opponents (the leader), which keeps every
-answer legal.
+stated relaxation.
+
+More than two players (`seats_table`): with three the row ``(me, next, after)``
+of the exact three-player policy table (the opponents in playing order from
+the player to move); with four to eight the same table against the two
+opponents who threaten most (`n_player.leading`: the highest scores, on a tie
+the one who plays sooner, kept in their playing order), the reduction that
+`advise --opp` uses. What the three-player solve does not have is read as it
+solves it: take-over offers are declined (the rule solved as if off), and in a
+last round (solved as if off for three players) each remaining player plays
+his last turn from the two-player table (`PolicyTable.last_turn`: the best
+chance to pass the score to beat, exact for the last player to move). Where
+the three-player solve is beyond the solver's budget (`TooLarge`), the
+two-player table is played against the leading opponent, and a warning says
+so once.
 
 The table of a ruleset is kept in memory and in the solver's cache directory
 (``.npz``, no pickle), complete, so that the engine policy and the vectorised
@@ -40,9 +52,12 @@ from ..errors import CinqmilleError
 from ..rules import Rules, content_key, load_rules
 from ..solver import cache
 from ..solver.api import solve
+from ..solver.budget import TooLarge
 from ..solver.kernel import UNIT
+from ..solver.n_player import leading
 from ..solver.policy import PolicyTable, TurnRows, keep_order
 from ..solver.result import SolveResult
+from .seats_table import SeatsTable, seats_table
 
 TABLE_FORMAT = 3
 
@@ -144,24 +159,60 @@ def view_seat(view: GameView) -> int:
     return 0 if view.seat == 0 else 1
 
 
+def others_in_order(view: GameView) -> tuple[int, ...]:
+    """The opponents' banked scores in playing order from the player to move."""
+    n = len(view.players)
+    return tuple(view.players[(view.seat + i) % n].score for i in range(1, n))
+
+
+_TOO_LARGE_SAID: set[str] = set()
+
+
 class OptimalPolicy:
-    """The solved two-player policy behind the engine's `Policy` protocol (see the module docstring)."""
+    """The solved policy behind the engine's `Policy` protocol, for 2 to 8 players (see the module docstring)."""
 
     name = "optimal"
 
-    def __init__(self, rules: Rules, table: PolicyTable | None = None, narrate: Narrator | None = None):
+    def __init__(self, rules: Rules, table: PolicyTable | None = None, narrate: Narrator | None = None,
+                 seats: SeatsTable | None = None):
         self.rules = rules
-        self.table = table if table is not None else optimal_table(rules)
+        self._table = table
+        self._seats = seats
+        self._seats_tried = seats is not None
         self.narrate = narrate
         self._announced: dict[int, tuple[int, int]] = {}  # seat -> (turn number, turn points) of an announcement
 
     def __repr__(self) -> str:
         return self.name
 
+    @property
+    def table(self) -> PolicyTable:
+        """The two-player policy table (read when first needed)."""
+        if self._table is None:
+            self._table = optimal_table(self.rules)
+        return self._table
+
+    @property
+    def seats(self) -> SeatsTable | None:
+        """The three-player policy table (read when first needed), or None when its solve is beyond the budget."""
+        if not self._seats_tried:
+            self._seats_tried = True
+            try:
+                self._seats = seats_table(self.rules)
+            except TooLarge as exc:
+                if self.rules.name not in _TOO_LARGE_SAID:
+                    _TOO_LARGE_SAID.add(self.rules.name)
+                    warnings.warn(f"optimal: {exc}; playing the two-player table against the leading opponent",
+                                  stacklevel=2)
+        return self._seats
+
     def spot(self, view: GameView) -> tuple[TurnRows, int]:
         """(block, row) of the table where the referee's question in `view` is read."""
         if view.last_round is not None:
             return self.table.last_turn(view.score // UNIT, view.last_round.target // UNIT)
+        if len(view.players) > 2 and self.seats is not None:
+            b, c = leading(others_in_order(view), 2)
+            return self.seats, self.seats.row(view.score // UNIT, b // UNIT, c // UNIT)
         return self.table, int(self.table.row(view.score // UNIT, opponent_score(view) // UNIT, view_seat(view)))
 
     def _said(self, question: str, view: GameView, answer: Any, detail: Any = None) -> Any:

@@ -22,11 +22,12 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import numpy as np
 
 from ..rules import Rules, load_rules
-from ..simulation import SimConfig, choose_engine, simulate, std_error
+from ..simulation import SimConfig, choose_engine, simulate, std_error, wilson
 from ..simulation.runner import Backend
 from ..solver import relaxations, solve
 
@@ -54,6 +55,37 @@ class Rate:
     rate: float
     se: float
     games: int
+
+    @property
+    def ci95(self) -> tuple[float, float]:
+        """The 95% Wilson score interval of the rate: the interval that `simulate` prints."""
+        return wilson(round(self.rate * self.games), self.games)
+
+    @property
+    def half_width(self) -> float:
+        """Half the width of the 95% interval (what ± means on the page and in the terminal table)."""
+        lo, hi = self.ci95
+        return (hi - lo) / 2
+
+    def text(self, digits: int = 2) -> str:
+        """``52.00% ± 0.49``: the rate and half the width of its 95% interval, in percentage points."""
+        return f"{100 * self.rate:.{digits}f}% ± {100 * self.half_width:.{digits}f}"
+
+
+#: What ± means wherever a simulated rate is shown (the page, the terminal table).
+PLUS_MINUS = ("± is half the width of the 95% interval (Wilson score interval, the one `cinqmille simulate` "
+              "prints), in percentage points")
+
+
+def preset_names_found() -> tuple[str, ...]:
+    """Every preset file in the package's presets directory: the known presets in their order, then the others."""
+    from importlib import resources
+
+    from ..rules import PRESET_NAMES
+
+    found = {Path(str(f)).stem for f in resources.files("cinqmille.data").joinpath("presets").iterdir()
+             if str(f).endswith(".toml")}
+    return tuple(n for n in PRESET_NAMES if n in found) + tuple(sorted(found - set(PRESET_NAMES)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,21 +193,61 @@ def compare(config: CompareConfig, progress: Callable[[float], None] | None = No
 
 
 def table_rows(rows: Sequence[RulesetComparison]) -> list[list[str]]:
-    """The comparison as text cells, header first (used by the CLI and the Markdown page)."""
+    """The comparison as text cells, header first (the Markdown page); ± as `PLUS_MINUS` says."""
     head = ["ruleset", "first player (solved)", "first player (simulated)", "turns (mean/median)", "bust rate",
             "banked turn", "optimal vs expected", "optimal vs cautious", "best T", "optimal vs threshold:T"]
     out = [head]
     for r in rows:
         solved = f"{r.solved_first_player_win:.2%}" + ("" if r.exact else " (relaxed)")
-        sim = r.simulated_first_player_win
         out.append([
-            r.rules, solved, f"{sim.rate:.2%} ± {sim.se:.2%}", f"{r.mean_turns:.1f} / {r.median_turns:.0f}",
-            f"{r.bust_rate:.1%}", f"{r.mean_banked_turn:.0f}",
-            f"{r.optimal_vs_expected.rate:.2%} ± {r.optimal_vs_expected.se:.2%}",
-            f"{r.optimal_vs_cautious.rate:.2%} ± {r.optimal_vs_cautious.se:.2%}",
-            str(r.best_threshold),
-            f"{r.optimal_vs_best_threshold.rate:.2%} ± {r.optimal_vs_best_threshold.se:.2%}",
+            r.rules, solved, r.simulated_first_player_win.text(), f"{r.mean_turns:.1f} / {r.median_turns:.0f}",
+            f"{r.bust_rate:.1%}", f"{r.mean_banked_turn:.0f}", r.optimal_vs_expected.text(),
+            r.optimal_vs_cautious.text(), str(r.best_threshold), r.optimal_vs_best_threshold.text(),
         ])
+    return out
+
+
+#: Widest line of the terminal table of `compare`.
+TERMINAL_WIDTH = 100
+
+
+def terminal_rows(rows: Sequence[RulesetComparison]) -> list[list[str]]:
+    """The comparison as short text cells for the terminal (one decimal; fits `TERMINAL_WIDTH` columns)."""
+    head = ["ruleset", "1st solved", "1st sim.", "turns", "busts", "banked", "vs exp.", "vs caut.", "T", "vs T"]
+    out = [head]
+    for r in rows:
+        name = r.rules if len(r.rules) <= 18 else r.rules[:17] + "~"
+        out.append([name, f"{r.solved_first_player_win:.1%}" + ("" if r.exact else "*"),
+                    r.simulated_first_player_win.text(1).replace("% ± ", "±"),
+                    f"{r.mean_turns:.1f}/{r.median_turns:.0f}", f"{r.bust_rate:.1%}", f"{r.mean_banked_turn:.0f}",
+                    *(x.text(1).replace("% ± ", "±") for x in (r.optimal_vs_expected, r.optimal_vs_cautious)),
+                    str(r.best_threshold), r.optimal_vs_best_threshold.text(1).replace("% ± ", "±")])
+    return out
+
+
+def terminal_table(rows: Sequence[RulesetComparison]) -> list[str]:
+    """The lines `compare` prints: the table (at most `TERMINAL_WIDTH` columns) and what its columns mean."""
+    cells = terminal_rows(rows)
+    widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
+    lines = ["  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+             for row in cells]
+    notes = ["1st: the first player's chance, solved (* of the solver's relaxation) and simulated (optimal vs",
+             "optimal); turns: mean/median of both players; vs X: optimal's win rate against X, both seats;",
+             "T: the best threshold:T. Rates in %; ±: half the width of the 95% interval (as simulate prints)."]
+    return lines + notes
+
+
+def rows_from_dicts(data: Sequence[dict]) -> list[RulesetComparison]:
+    """Rows read back from `RulesetComparison.as_dict` (the `rulesets` of `compare --json`)."""
+    out = []
+    for d in data:
+        d = dict(d)
+        for key in ("simulated_first_player_win", "optimal_vs_expected", "optimal_vs_cautious",
+                    "optimal_vs_best_threshold"):
+            d[key] = Rate(**d[key])
+        d["assumptions"] = tuple(d["assumptions"])
+        d["threshold_scan"] = tuple((int(t), float(r)) for t, r in d["threshold_scan"].items())
+        out.append(RulesetComparison(**d))
     return out
 
 

@@ -1,28 +1,253 @@
-"""The results page `docs/variants.md`: the comparison table and the figures, written by one command."""
+"""The results page `docs/variants.md`: findings in sentences, the comparison tables and the figures.
+
+Every number on the page, those in the sentences included, is computed from
+the comparison (`compare.compare`) or read from the three-player record
+(`docs/figures/three-players.json`, written by
+`benchmarks/bench_three_players.py`, which solves each preset for three players,
+plays three optimal players against the solve and measures the cost of the
+reduction at four and six players); nothing is typed in by hand.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from .compare import CompareConfig, RulesetComparison, agreement, table_rows
+from ..rules import load_rules, to_dict
+from .compare import PLUS_MINUS, CompareConfig, RulesetComparison, agreement, table_rows
 
 COMMAND = "cinqmille compare --markdown docs/variants.md --plots docs/figures --jobs 2"
+RECORD = "three-players.json"
+BENCH = "benchmarks/bench_three_players.py"
+
+
+def read_record(directory: Path | None) -> dict[str, Any]:
+    """The three-player record in `directory` (empty when there is none)."""
+    if directory is None:
+        return {}
+    path = Path(directory) / RECORD
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def _pct(x: float, digits: int = 2) -> str:
+    return f"{100 * x:.{digits}f}%"
+
+
+def _pts(x: float, digits: int = 1) -> str:
+    return f"{100 * x:+.{digits}f}"
+
+
+def _wilson_text(rate: float, games: int, ci: Sequence[float]) -> str:
+    return f"{_pct(rate)} ± {100 * (ci[1] - ci[0]) / 2:.2f}"
+
+
+def rule_differences(name: str, base: str = "standard") -> list[str]:
+    """The ruleset keys in which `name` differs from `base` (top-level keys of the TOML form)."""
+    try:
+        a, b = to_dict(load_rules(name)), to_dict(load_rules(base))
+    except Exception:  # noqa: BLE001 - a ruleset given as a file that is gone: no list
+        return []
+    return [k for k in a if k not in ("name", "description") and a.get(k) != b.get(k)]
+
+
+def findings(rows: Sequence[RulesetComparison], three: dict[str, Any]) -> list[str]:
+    """The page's findings, as sentences computed from the figures."""
+    out: list[str] = []
+    if not rows:
+        return out
+    by = {r.rules: r for r in rows}
+    base = by.get("standard", rows[0])
+    edge = {r.rules: r.solved_first_player_win - 0.5 for r in rows}
+    others = [r for r in rows if r.rules != base.rules and r.exact]
+    relaxed = [r for r in rows if r.rules != base.rules and not r.exact]
+
+    def differs(r: RulesetComparison) -> str:
+        diff = rule_differences(r.rules, base.rules)
+        return f"{len(diff)} rule{'s' if len(diff) != 1 else ''}: {', '.join(f'`{k}`' for k in diff)}" if diff else ""
+
+    text = (f"**First-player edge.** With two optimal players the first player wins "
+            f"{_pct(base.solved_first_player_win)} under `{base.rules}`, {_pts(edge[base.rules])} points over an "
+            f"even game")
+    if others:
+        moved = sorted(others, key=lambda r: -abs(edge[r.rules] - edge[base.rules]))
+        top, least = moved[0], moved[-1]
+        text += (f". Of the other rulesets solved exactly, `{top.rules}` moves this edge most: "
+                 f"{_pct(top.solved_first_player_win)}, {_pts(edge[top.rules] - edge[base.rules])} points against "
+                 f"`{base.rules}` (it differs in {differs(top)})")
+        if len(moved) > 1:
+            text += (f"; `{least.rules}` moves it least, {_pts(edge[least.rules] - edge[base.rules])} points "
+                     f"(it differs in {differs(least)})")
+    for r in relaxed:
+        text += (f". `{r.rules}`, solved only as a relaxation, gives the first player "
+                 f"{_pct(r.solved_first_player_win)} ({_pts(edge[r.rules] - edge[base.rules])} points; "
+                 f"simulated under its full rules {_pct(r.simulated_first_player_win.rate)})")
+    out.append(text + ".")
+    loss = {r.rules: 0.5 - (1 - r.optimal_vs_best_threshold.rate) for r in rows}
+    worst = max(rows, key=lambda r: loss[r.rules])
+    best = min(rows, key=lambda r: loss[r.rules])
+    out.append(
+        f"**A rule of thumb.** The best fixed threshold (bank as soon as the turn holds T points or more, "
+        f"`threshold:T`) wins {_pct(1 - base.optimal_vs_best_threshold.rate)} of its games against the optimal "
+        f"player under `{base.rules}` (T = {base.best_threshold}, both seats), "
+        f"{100 * loss[base.rules]:.1f} points short of an even game; it loses most under `{worst.rules}` "
+        f"({100 * loss[worst.rules]:.1f} points, T = {worst.best_threshold}) and least under `{best.rules}` "
+        f"({100 * loss[best.rules]:.1f} points, T = {best.best_threshold}). The expected-points player, which "
+        f"maximises each turn's points, loses only {100 * (base.optimal_vs_expected.rate - 0.5):.1f} points under "
+        f"`{base.rules}`.")
+    short = min(rows, key=lambda r: r.mean_turns)
+    long_ = max(rows, key=lambda r: r.mean_turns)
+    out.append(
+        f"**Game length.** A game between two optimal players lasts {base.mean_turns:.1f} turns on average under "
+        f"`{base.rules}` (median {base.median_turns:.0f}, turns of both players); the shortest games are "
+        f"`{short.rules}`'s ({short.mean_turns:.1f}) and the longest `{long_.rules}`'s ({long_.mean_turns:.1f}). "
+        f"A turn ends in a bust {_pct(base.bust_rate, 0)} of the time under `{base.rules}`.")
+    seats = {k: v for k, v in three.get("seats", {}).items() if v.get("solved")}
+    if seats:
+        name = base.rules if base.rules in seats else sorted(seats)[0]
+        w = seats[name]["win"]
+        two = by[name].solved_first_player_win if name in by else None
+        text = (f"**Three players.** With three optimal players under `{name}` the seats win "
+                f"{', '.join(_pct(x) for x in w)} in playing order: the first seat is {_pts(w[0] - 1 / 3)} points "
+                f"over a fair third and the last {_pts(w[-1] - 1 / 3)}")
+        if two is not None:
+            text += f" (with two players the first player's edge is {_pts(two - 0.5)} points)"
+        if len(seats) > 1:
+            edges = {k: v["win"][0] - 1 / 3 for k, v in seats.items()}
+            hi, lo = max(edges, key=lambda k: edges[k]), min(edges, key=lambda k: edges[k])
+            text += (f"; of the presets solved for three players, the first seat's edge is largest under `{hi}` "
+                     f"({_pts(edges[hi])}) and smallest under `{lo}` ({_pts(edges[lo])})")
+        out.append(text + ".")
+    check = three.get("check", {}).get(base.rules) or next(iter(three.get("check", {}).values()), None)
+    if check:
+        zs = [s["z"] for s in check["seats"]]
+        out.append(
+            f"**Simulation against the solve.** {check['games']:,} games of three optimal players under "
+            f"`{check['rules']}` give each seat's win rate within {max(abs(z) for z in zs):.1f} standard errors of "
+            f"the solved chance (z = {', '.join(f'{z:+.2f}' for z in zs)}).")
+    red = three.get("reduction", {})
+    if red:
+        parts = []
+        for n, rec in sorted(red.items(), key=lambda kv: int(kv[0])):
+            k = int(n)
+            rates = [x["rate"] for x in rec["against_heuristic"]]
+            above = sum(x["ci95"][0] > 1 / k for x in rec["against_heuristic"])
+            first = rec["all_optimal"][0]["rate"]
+            parts.append(f"at {k} players it wins {_pct(min(rates))} to {_pct(max(rates))} (by seat) against "
+                         f"{k - 1} copies of `{rec['heuristic']}`, where a fair share is {_pct(1 / k)} (above it, "
+                         f"beyond the 95% interval, in {above} of {k} seats); with every seat reduced-optimal the "
+                         f"first seat wins {_pct(first)} ({_pts(first - 1 / k)} points over a fair share)")
+        out.append("**Four to eight players.** The optimal player reduced to the three-player table (the two "
+                   "opponents who threaten most): " + "; ".join(parts) + ".")
+    return out
+
+
+def _table(cells: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(cells[0]) + " |", "|" + "|".join("---" for _ in cells[0]) + "|"]
+    out += ["| " + " | ".join(row) + " |" for row in cells[1:]]
+    return out
+
+
+def three_player_section(rows: Sequence[RulesetComparison], three: dict[str, Any]) -> list[str]:
+    """The three-player tables: seat chances per preset (beside two players), the simulation check, the
+    reduction's cost."""
+    out: list[str] = []
+    seats = three.get("seats", {})
+    by = {r.rules: r for r in rows}
+    if seats:
+        out += ["## Three players", "",
+                f"Solved with `solve(rules, players=3)` (`cinqmille solve --players 3`), one preset at a time, by "
+                f"`python {BENCH} seats`; the time is the solve's own, on the project's shared two-core machine "
+                "(with the load average when the figure was recorded). A preset whose solve is beyond the default "
+                "budget (`cinqmille.solver.budget`) is listed with the estimate. *not exact*: the solve states an "
+                "assumption (below): rules outside the three-player model, solved as if off, or bust cycles on "
+                "which no stationary policy exists, settled by a mixed choice (RULES.md section 8).", ""]
+        cells = [["ruleset", "2 players: first", "3 players: first", "second", "third", "first seat − 1/3",
+                  "solve time", "turn states"]]
+        notes = []
+        names = [r.rules for r in rows] + sorted(set(seats) - set(by))
+        for name in names:
+            rec = seats.get(name)
+            two = f"{_pct(by[name].solved_first_player_win)}" if name in by else ""
+            if rec is None:
+                cells.append([name, two, "not measured", "", "", "", "", f"(`python {BENCH} seats {name}`)"])
+                continue
+            if not rec.get("solved"):
+                cells.append([name, two, "not solved", "", "", "",
+                              "", f"about {rec['estimate_states']:,} (limit {rec['budget_states']:,})"])
+                continue
+            mark = "" if rec["exact"] else " (not exact)"
+            w = rec["win"]
+            cells.append([name, two, _pct(w[0]) + mark, _pct(w[1]), _pct(w[2]), _pts(w[0] - 1 / 3, 2),
+                          f"{rec['seconds']:,.0f} s (load {rec['load_average']})", f"{rec['states']:,}"])
+            if not rec["exact"]:
+                notes.append((name, rec["assumptions"]))
+        out += _table(cells)
+        dates = sorted({v["date"] for v in seats.values()})
+        out += ["", f"Measured {dates[0]} to {dates[-1]}, solver version "
+                    f"{', '.join(sorted({v['solver_version'] for v in seats.values()}))}."]
+        for name, assumptions in notes:
+            out += ["", f"`{name}` (not exact) assumes:"] + [f"- {a}" for a in assumptions]
+        out.append("")
+    for rec in three.get("check", {}).values():
+        out += ["### Three optimal players, simulated", "",
+                f"{rec['games']:,} games of `{rec['rules']}` ({rec['engine']} engine, seed {rec['seed']}, "
+                f"{rec['simulate_seconds']:,.0f} s to play, {rec['table_seconds']:,.0f} s to build the policy table; "
+                f"{rec['date']}, load average {rec['load_average']}); {PLUS_MINUS}; *SE* is the binomial standard "
+                "error and *z* = (simulated − solved) / SE.", ""]
+        cells = [["seat", "simulated", "95% interval", "SE", "solved", "z"]]
+        for i, s in enumerate(rec["seats"]):
+            cells.append([str(i), _pct(s["rate"]), f"{_pct(s['ci95'][0])} to {_pct(s['ci95'][1])}",
+                          f"{100 * s['se']:.2f}", _pct(s["solved"]), f"{s['z']:+.2f}"])
+        out += _table(cells) + ["", f"Mean game length {rec['mean_turns']:.1f} turns of all three players "
+                                    f"(median {rec['median_turns']:.0f}).", ""]
+    red = three.get("reduction", {})
+    if red:
+        out += ["### Four and six players: the cost of the reduction", "",
+                "With four to eight players the optimal player plays the three-player table against the two "
+                "opponents who threaten most (the highest scores, on a tie the one who plays sooner; "
+                "`n_player.leading`), as `advise --opp` does. No exact table exists to measure it against, so it "
+                "is measured in play: the reduced optimal player in each seat against copies of the best fixed "
+                "threshold (the `threshold:T` that does best against it on a smaller scan, then played with a "
+                "fresh seed), and every seat played by reduced optimal players. " + PLUS_MINUS + ".", ""]
+        for n, rec in sorted(red.items(), key=lambda kv: int(kv[0])):
+            cells = [["seat", f"optimal vs {int(n) - 1} × {rec['heuristic']}", "all seats optimal"]]
+            for i in range(int(n)):
+                h, a = rec["against_heuristic"][i], rec["all_optimal"][i]
+                cells.append([str(i), _wilson_text(h["rate"], rec["games"], h["ci95"]),
+                              _wilson_text(a["rate"], rec["games"], a["ci95"])])
+            scan = ", ".join(f"{k.split(':')[1]}: {_pct(v, 1)}" for k, v in rec["scan"].items())
+            out += [f"{n} players under `{rec['rules']}`: {rec['games']:,} games per line (seed {rec['seed']}; "
+                    f"a fair share is {_pct(1 / int(n))}; {rec['engine']} engine; {rec['date']}). Scan (optimal's "
+                    f"win rate in seat 0 against T, {rec['scan_games']:,} games, seed {rec['scan_seed']}): {scan}.",
+                    ""] + _table(cells) + [""]
+    return out
 
 
 def markdown(rows: Sequence[RulesetComparison], config: CompareConfig, figures: Sequence[Path] = (),
-             page: Path | None = None) -> str:
+             page: Path | None = None, three: dict[str, Any] | None = None) -> str:
     """The Markdown text of the results page."""
+    three = three or {}
     out = [
         "# The variants of 5000 compared",
         "",
         f"Regenerate this page (and its figures) with `{COMMAND}`; it is written",
-        "by `cinqmille.research.page` and should not be edited by hand.",
+        "by `cinqmille.research.page` and should not be edited by hand. The three-player figures are read from",
+        f"`docs/figures/{RECORD}`, written by `python {BENCH} seats|check|reduction`.",
+        "",
+        "## Findings",
+        "",
+    ]
+    for sentence in findings(rows, three):
+        out += [sentence, ""]
+    out += [
+        "## Two players",
         "",
         f"Seed {config.seed}; {config.games:,} games per matchup with the vectorised simulator, "
         f"{config.referee_games:,} through the referee (rulesets the solver does not treat exactly); "
-        "± is one binomial standard error.",
+        f"{PLUS_MINUS}.",
         "",
         "- *first player*: the chance that the first player wins when both play optimally: solved (exact,",
         "  or of the solver's relaxation when marked) and simulated (optimal against optimal).",
@@ -33,16 +258,11 @@ def markdown(rows: Sequence[RulesetComparison], config: CompareConfig, figures: 
         "  optimal (found on a smaller run, then played again with a fresh seed).",
         "",
     ]
-    cells = table_rows(rows)
-    out.append("| " + " | ".join(cells[0]) + " |")
-    out.append("|" + "|".join("---" for _ in cells[0]) + "|")
-    for row in cells[1:]:
-        out.append("| " + " | ".join(row) + " |")
+    out += _table(table_rows(rows))
     out.append("")
-    out.append("Simulated against solved first-player chance, in standard errors: " + ", ".join(
+    out.append("Simulated against solved first-player chance, in binomial standard errors: " + ", ".join(
         f"{r.rules} {agreement(r):.1f}" + ("" if r.exact else " (relaxed solve, full rules played)") for r in rows) + ".")
-    relaxed = [r for r in rows if not r.exact]
-    for r in relaxed:
+    for r in [r for r in rows if not r.exact]:
         out.append("")
         out.append(f"`{r.rules}` has rules outside the solved state. The optimal player plays the solver's "
                    "relaxation under the full rules through the referee (see `cinqmille.policies.optimal`); "
@@ -57,8 +277,10 @@ def markdown(rows: Sequence[RulesetComparison], config: CompareConfig, figures: 
     for r in rows:
         scan = dict(r.threshold_scan)
         out.append(f"| {r.rules} | " + " | ".join(f"{scan[t]:.1%}" if t in scan else "" for t in ts) + " |")
+    out.append("")
+    out += three_player_section(rows, three)
     if figures:
-        out += ["", "## Figures", ""]
+        out += ["## Figures", ""]
         base = page.parent if page is not None else Path(".")
         for f in figures:
             rel = os.path.relpath(f, base)
@@ -68,9 +290,9 @@ def markdown(rows: Sequence[RulesetComparison], config: CompareConfig, figures: 
 
 
 def write_page(path: Path, rows: Sequence[RulesetComparison], config: CompareConfig,
-               figures: Sequence[Path] = ()) -> Path:
+               figures: Sequence[Path] = (), three: dict[str, Any] | None = None) -> Path:
     """Write the page to `path` (directories created)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(markdown(rows, config, figures, path))
+    path.write_text(markdown(rows, config, figures, path, three))
     return path

@@ -4,7 +4,13 @@
 - `plot_bank_heatmap`: the smallest turn total the optimal player banks, with each number of dice
   in hand, over (my score, opponent's score);
 - `plot_win_chance`: the chance to win at the start of a turn against the score difference, one
-  curve per opponent score.
+  curve per opponent score;
+- `plot_presets`: the presets side by side (the first player's edge with two and three players, game
+  length, what the best fixed threshold loses), from the comparison's figures.
+
+The heat map tells apart, by colour and in its legend, the cells where the
+player never banks with that many dice (grey) and those where he banks only
+with the capped total or more (red).
 """
 
 from __future__ import annotations
@@ -22,6 +28,9 @@ from ..solver import solve
 from ..solver.policy import PolicyTable
 
 DEFAULT_SITUATIONS: tuple[tuple[int, int], ...] = ((0, 0), (2000, 2000), (1000, 4000), (4000, 1000))
+#: The heat map's cells outside the colour scale: never banks (light grey) and banks only at the cap or above (red).
+NEVER_COLOUR = "#d9d9d9"
+CAPPED_COLOUR = "#c0392b"
 
 
 def _pyplot():  # noqa: ANN202
@@ -120,19 +129,33 @@ def plot_bank_heatmap(rules: Rules, path: Path) -> Path:
     ext = (sc.min() - UNIT / 2, sc.max() + UNIT / 2, sc.min() - UNIT / 2, sc.max() + UNIT / 2)
     vmax = 2000
     image = None
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    cmap = plt.get_cmap("viridis").copy()
+    cmap.set_bad(NEVER_COLOUR)  # never banks (NaN)
+    capped_map = ListedColormap([CAPPED_COLOUR])
     for m in range(1, d + 1):
         ax = axes.flat[m - 1]
         _, grid = smallest_bank(table, m)
         sub = grid[np.ix_(opened, opened)]
-        image = ax.imshow(np.minimum(sub, vmax), origin="lower", extent=ext, cmap="viridis", vmin=0, vmax=vmax,
-                          aspect="equal", interpolation="nearest")
+        shown = np.ma.masked_invalid(np.where(sub >= vmax, np.nan, sub))
+        never = np.isnan(sub)
+        image = ax.imshow(np.ma.masked_where(never, shown.filled(np.nan)), origin="lower", extent=ext, cmap=cmap,
+                          vmin=0, vmax=vmax, aspect="equal", interpolation="nearest")
+        capped = np.ma.masked_where(~(sub >= vmax), np.ones_like(sub))
+        ax.imshow(capped, origin="lower", extent=ext, cmap=capped_map, vmin=0, vmax=1, aspect="equal",
+                  interpolation="nearest")
         ax.set_title(f"{m} {'die' if m == 1 else 'dice'} in hand", fontsize=11)
         ax.set_xlabel("opponent's score")
         ax.set_ylabel("my score")
     for ax in list(axes.flat)[d:]:
         ax.axis("off")
     cbar = fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.85, pad=0.02)
-    cbar.set_label(f"smallest turn total banked (points; {vmax}+ capped; blank: never)")
+    cbar.set_label("smallest turn total banked (points)")
+    fig.legend(handles=[Patch(color=CAPPED_COLOUR, label=f"banks only with {vmax} or more (capped)"),
+                        Patch(color=NEVER_COLOUR, label="never banks with this many dice")],
+               loc="outside lower center", ncol=2, frameon=False)
     fig.suptitle(f"When the optimal player banks ({rules.name}, both players opened)", fontsize=13)
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -143,7 +166,7 @@ def plot_win_chance(rules: Rules, path: Path, opponents: Sequence[int] | None = 
     """Chance to win at the start of my turn against (my score - opponent's score), per opponent score."""
     plt = _pyplot()
     result = solve(rules, "win")
-    w = result.values
+    w = result.tables[0]  # seat 0 (who opens each round) under last_round
     from ..solver.grid import ScoreGrid
 
     grid = ScoreGrid.of(rules)
@@ -191,3 +214,46 @@ def write_figures(rules: Rules, directory: Path) -> list[Path]:
         plot_bank_heatmap(rules, directory / f"{safe}-bank-heatmap.png"),
         plot_win_chance(rules, directory / f"{safe}-win-chance.png"),
     ]
+
+
+def plot_presets(rows: Sequence[object], path: Path, three: dict | None = None) -> Path:
+    """The rulesets side by side: first player's edge (two players solved; three players' first seat, when
+    solved), mean game length, and the best fixed threshold's win rate against optimal."""
+    plt = _pyplot()
+    names = [r.rules for r in rows]  # type: ignore[attr-defined]
+    x = np.arange(len(names))
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.8))
+    edge2 = [100 * (r.solved_first_player_win - 0.5) for r in rows]  # type: ignore[attr-defined]
+    ax = axes[0]
+    width = 0.38
+    ax.bar(x - width / 2, edge2, width, color="#5b8e7d", label="2 players: first − 50%")
+    if three:
+        edge3 = [100 * (three[n]["win"][0] - 1 / 3) if n in three and three[n].get("solved") else np.nan
+                 for n in names]
+        ax.bar(x + width / 2, edge3, width, color="#f4a259", label="3 players: first seat − 33.3%")
+        for i, v in enumerate(edge3):
+            if np.isnan(v):
+                ax.text(x[i] + width / 2, 0.1, "not solved", rotation=90, ha="center", va="bottom", fontsize=8)
+    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.set_ylabel("first player's edge (points of win chance)")
+    ax.set_title("First-player advantage (solved)")
+    ax.legend(fontsize=8, loc="upper left")
+    ax = axes[1]
+    ax.bar(x, [r.mean_turns for r in rows], color="#6c8ebf")  # type: ignore[attr-defined]
+    ax.set_ylabel("turns of both players (mean)")
+    ax.set_title("Game length (optimal vs optimal)")
+    ax = axes[2]
+    rates = [100 * (1 - r.optimal_vs_best_threshold.rate) for r in rows]  # type: ignore[attr-defined]
+    errs = [100 * r.optimal_vs_best_threshold.half_width for r in rows]  # type: ignore[attr-defined]
+    ax.bar(x, rates, yerr=errs, capsize=3, color="#b07aa1")
+    ax.axhline(50, color="grey", linewidth=0.8, linestyle="--")
+    ax.set_ylabel("win rate against optimal (%)")
+    ax.set_title("Best fixed threshold vs optimal\n(bars: 95% interval)")
+    for ax in axes:
+        ax.set_xticks(x)
+        ax.set_xticklabels(names, rotation=30, ha="right")
+        ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return Path(path)

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from ..errors import CinqmilleError
-from .model import FinalStretch, Rules, ZeroTurns
+from .model import FinalStretch, Rules, Straights, ZeroTurns
 
-PRESET_NAMES: tuple[str, ...] = ("standard", "wikipedia", "house", "sheet", "six-dice", "ten-thousand")
+PRESET_NAMES: tuple[str, ...] = ("standard", "wikipedia", "house", "sheet", "six-dice", "ten-thousand",
+                                 "farkle-cardgames", "kcd")
 DEFAULT_RULES = "standard"
 Choice = TypeVar("Choice", bound=str)
 
@@ -33,24 +34,33 @@ MAX_ZERO_TURNS = 100  # zero_turns.count
 
 #: The keys of a rules file that are a plain value, in the order of `to_dict` (the tables follow).
 _FLAT_KEYS = (
-    "dice", "goal", "end", "opening", "min_bank", "multiples", "straights", "full_house",
-    "five_ones", "five_fives", "split_combinations", "must_keep_triples", "all_scoring_roll",
+    "dice", "goal", "end", "opening", "min_bank", "multiples", "kinds", "straights", "full_house",
+    "three_pairs", "four_and_pair_as_three_pairs", "two_triplets", "four_and_pair", "five_ones", "five_fives", "split_combinations", "must_keep_triples", "all_scoring_roll",
     "hot_dice", "rule_of_50", "take_over", "last_round", "crosses", "bust_strikes_last_score",
     "ties", "prediction",
 )
 _META_KEYS = {"name", "description", "base"}
 _CHOICES = {
     "end": ("reach", "exact"),
-    "multiples": ("additive", "linear", "doubling"),
+    "multiples": ("additive", "linear", "doubling", "fixed"),
     "all_scoring_roll": ("free", "keep_all_and_roll"),
     "hot_dice": ("optional", "mandatory"),
     "ties": ("off", "knock_back", "deadly"),
 }
 _ZERO_TURNS_TO: tuple[Literal["zero", "previous"], ...] = ("zero", "previous")
 _BOOLS = {
-    "split_combinations", "must_keep_triples", "rule_of_50", "take_over", "last_round",
+    "split_combinations", "must_keep_triples", "four_and_pair_as_three_pairs", "rule_of_50", "take_over", "last_round",
     "crosses", "bust_strikes_last_score", "prediction",
 }
+
+
+#: The Farkle-family keys (RULES.md section 9) with their "off" values, which the content key leaves out so that
+#: a ruleset that does not use them keeps the cache identity it had before they existed.
+_FAMILY_OFF: dict[str, Any] = {
+    "kinds": False, "three_pairs": 0, "four_and_pair_as_three_pairs": False, "two_triplets": 0, "four_and_pair": 0,
+}
+#: The keys of a `[straights]` table: the faces of each straight, and `from_six`.
+_STRAIGHT_KEYS = {"12345": "low", "23456": "high", "123456": "full"}
 
 
 class RulesError(CinqmilleError):
@@ -121,6 +131,11 @@ def _read_toml(path: Path, source: str) -> dict[str, Any]:
         raise RulesError(f"{source}: no such preset or file") from None
     except OSError as exc:
         raise RulesError(f"{source}: cannot read the file ({exc.strerror or exc.__class__.__name__})") from None
+    return _parse_toml(data, source)
+
+
+def _parse_toml(data: bytes, source: str) -> dict[str, Any]:
+    """The TOML document in `data` (at most `MAX_FILE_BYTES` of UTF-8), each failure one line naming `source`."""
     if len(data) > MAX_FILE_BYTES:
         raise RulesError(f"{source}: a rules file is at most {MAX_FILE_BYTES // 1024} KiB")
     try:
@@ -150,10 +165,16 @@ def _apply(rules: Rules, data: dict[str, Any], check: _Checker) -> Rules:
             changes[key] = value
         elif key in ("goal",):
             changes[key] = check.points(key, value, positive=True)
-        elif key in ("opening", "min_bank", "straights", "full_house"):
-            if value is False and key in ("straights", "full_house"):
+        elif key in ("opening", "min_bank", "full_house", "three_pairs", "two_triplets", "four_and_pair"):
+            if value is False and key != "opening" and key != "min_bank":
                 value = 0
             changes[key] = check.points(key, value)
+        elif key == "straights":
+            if isinstance(value, dict):
+                continue  # a table is read below, once the dice count of this document is known
+            changes[key] = check.points(key, 0 if value is False else value)
+        elif key == "kinds":
+            changes[key] = _kinds(value, rules.kinds, check)
         elif key in ("five_ones", "five_fives"):
             if isinstance(value, str):
                 changes[key] = check.choice(key, value, ("win", "multiples"))
@@ -181,7 +202,40 @@ def _apply(rules: Rules, data: dict[str, Any], check: _Checker) -> Rules:
             changes[key] = _zero_turns(value, rules.zero_turns, check)
         else:
             raise check.fail(key, "unknown key")
+    if isinstance(data.get("straights"), dict):
+        current = replace(rules, **{k: changes[k] for k in ("dice",) if k in changes})
+        changes["straights"] = _straights(data["straights"], current.straights_by_faces, check)
+    if changes.get("multiples", "fixed") != "fixed" and "kinds" not in changes:
+        changes["kinds"] = ()  # a formula replaces the fixed points of a base ruleset
     return replace(rules, **changes)
+
+
+def _straights(value: dict[str, Any], current: Straights, check: _Checker) -> Straights:
+    """A `[straights]` table applied over the current straights (faces not named keep their points)."""
+    fields = {"low": current.low, "high": current.high, "full": current.full}
+    from_six = current.from_six
+    for key, item in value.items():
+        if key in _STRAIGHT_KEYS:
+            fields[_STRAIGHT_KEYS[key]] = check.points(f"straights.{key}", 0 if item is False else item)
+        elif key == "from_six":
+            from_six = check.boolean("straights.from_six", item)
+        else:
+            raise check.fail(f"straights.{key}", "expected 12345, 23456, 123456 or from_six")
+    return Straights(from_six=from_six, **fields)
+
+
+def _kinds(value: Any, current: tuple[int, ...], check: _Checker) -> tuple[int, ...]:
+    """A `[kinds]` table (points of 4, 5 and 6 of a kind) applied over the current one, or `false`."""
+    if value is False:
+        return ()
+    if not isinstance(value, dict):
+        raise check.fail("kinds", "expected false or a table with keys 4, 5 and 6 (points of that many of a kind)")
+    kinds = list(current or (0, 0, 0))
+    for size, points in value.items():
+        if size not in ("4", "5", "6"):
+            raise check.fail(f"kinds.{size}", "sizes are 4, 5 and 6 (three of a kind is [triple])")
+        kinds[int(size) - 4] = check.points(f"kinds.{size}", points)
+    return tuple(kinds)
 
 
 def _final_stretch(value: Any, current: FinalStretch | None, check: _Checker) -> FinalStretch | None:
@@ -247,6 +301,40 @@ def validate(rules: Rules, source: str) -> Rules:
         raise check.fail("prediction", "two dice never score without single 1s or 5s: there is nothing to announce")
     if rules.zero_turns is not None and rules.zero_turns.to == "previous" and rules.crosses:
         raise check.fail("zero_turns", "zero_turns and crosses are two penalty systems for the same scoreless turns; choose one")
+    return _validate_family(rules, check)
+
+
+def _validate_family(rules: Rules, check: _Checker) -> Rules:
+    """Check the combinations of RULES.md section 9; return `rules` with its straights in their simplest form."""
+    d = rules.dice
+    if rules.multiples == "fixed":
+        missing = [size for size in range(4, d + 1) if not rules.kind(size)]
+        if missing:
+            raise check.fail("kinds", f'multiples = "fixed" needs the points of {", ".join(map(str, missing))} of a kind '
+                                      f"in [kinds]")
+    elif any(rules.kinds):
+        raise check.fail("kinds", f'the points of [kinds] are those of multiples = "fixed", not "{rules.multiples}"')
+    if d == 5 and rules.kind(6):
+        raise check.fail("kinds.6", "six of a kind needs six dice")
+    for key, name in (("three_pairs", "three pairs"), ("two_triplets", "two triplets"),
+                      ("four_and_pair", "four of a kind and a pair")):
+        if getattr(rules, key) and d != 6:
+            raise check.fail(key, f"{name} need six dice")
+    if rules.four_and_pair_as_three_pairs and not rules.three_pairs:
+        raise check.fail("four_and_pair_as_three_pairs", "three pairs do not score (three_pairs = 0)")
+    if not isinstance(rules.straights, Straights):
+        return rules
+    st = rules.straights
+    if d == 5 and st.full:
+        raise check.fail("straights.123456", "the straight 1-2-3-4-5-6 needs six dice")
+    if st.from_six and d != 6:
+        raise check.fail("straights.from_six", "a straight from five of six dice rolled needs six dice")
+    if st.from_six and not (st.low or st.high):
+        raise check.fail("straights.from_six", "no five-dice straight scores (12345 and 23456 are 0)")
+    if d == 5 and st.low == st.high and not st.full:
+        return replace(rules, straights=st.low)  # the integer form says the same
+    if d == 6 and not (st.low or st.high or st.from_six):
+        return replace(rules, straights=st.full)
     return rules
 
 
@@ -311,6 +399,20 @@ def rules_from_dict(data: dict[str, Any], source: str = "<dict>") -> Rules:
     return validate(_apply(rules, data, _Checker(source)), source)
 
 
+def rules_from_text(text: str | bytes, source: str = "uploaded rules") -> Rules:
+    """A ruleset from the text of a TOML rules file (an upload): the limits and checks of a file.
+
+    Its `base`, if any, must be a preset: a text from elsewhere never names a file to read.
+    """
+    data = _parse_toml(text.encode("utf-8") if isinstance(text, str) else text, source)
+    base = data.get("base")
+    if base is not None and base not in PRESET_NAMES:
+        raise _Checker(source).fail("base", f"must be a preset ({', '.join(PRESET_NAMES)}), got {_short(base)}")
+    if "name" not in data:
+        data = {**data, "name": "uploaded"}
+    return rules_from_dict(data, source)
+
+
 def preset_descriptions() -> dict[str, str]:
     """Name and one-line description of every preset."""
     return {name: load_rules(name).description for name in PRESET_NAMES}
@@ -322,6 +424,10 @@ def to_dict(rules: Rules) -> dict[str, Any]:
         "name": rules.name,
         "description": rules.description,
         **{key: getattr(rules, key) for key in _FLAT_KEYS},
+        "straights": rules.straights if not isinstance(rules.straights, Straights)
+        else {**{faces: getattr(rules.straights, field) for faces, field in _STRAIGHT_KEYS.items()},
+              "from_six": rules.straights.from_six},
+        "kinds": {str(size): rules.kind(size) for size in range(4, rules.dice + 1) if rules.kind(size)} or False,
         "final_stretch": False if rules.final_stretch is None
         else {"from": rules.final_stretch.start, "cap": rules.final_stretch.cap},
         "zero_turns": False if rules.zero_turns is None
@@ -358,5 +464,8 @@ def content_key(rules: Rules) -> str:
     """A hash of everything that changes play (not the name or description)."""
     data = to_dict(rules)
     del data["name"], data["description"]
+    for key, off in _FAMILY_OFF.items():
+        if data[key] == off:
+            del data[key]
     text = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:20]

@@ -1,4 +1,4 @@
-"""The `Rules` value: every parameter of the rule book (RULES.md sections 2 to 5).
+"""The `Rules` value: every parameter of the rule book (RULES.md sections 2 to 5 and 9).
 
 A `Rules` is frozen and hashable; `standard` defaults are the field defaults.
 It knows nothing of dice or solving: `cinqmille.dice` reads it to build the
@@ -13,7 +13,7 @@ from typing import Literal, Union
 
 from .bank import BankRules
 
-Multiples = Literal["additive", "linear", "doubling"]
+Multiples = Literal["additive", "linear", "doubling", "fixed"]
 End = Literal["reach", "exact"]
 AllScoringRoll = Literal["free", "keep_all_and_roll"]
 HotDice = Literal["optional", "mandatory"]
@@ -23,6 +23,21 @@ ZeroTurnsTo = Union[Literal["zero", "previous"], int]
 
 #: Default values of a triple of each face 1..6.
 DEFAULT_TRIPLES: tuple[int, ...] = (1000, 200, 300, 400, 500, 600)
+
+
+@dataclass(frozen=True, slots=True)
+class Straights:
+    """Straights by their faces (RULES.md section 9): points of each (0 = none) and `from_six`.
+
+    A five-dice straight counts in a roll of exactly five dice, and with
+    `from_six` also in a roll of six dice (the sixth die may still score).
+    1-2-3-4-5-6 counts in a roll of six dice.
+    """
+
+    low: int = 0  # 1-2-3-4-5
+    high: int = 0  # 2-3-4-5-6
+    full: int = 0  # 1-2-3-4-5-6
+    from_six: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +71,13 @@ class Rules:
     single_5: int = 50
     triples: tuple[int, ...] = DEFAULT_TRIPLES
     multiples: Multiples = "additive"
-    straights: int = 1500
+    straights: int | Straights = 1500  # an int keeps the meaning of RULES.md section 2
     full_house: int = 0
+    kinds: tuple[int, ...] = ()  # multiples = "fixed": points of 4, 5 and 6 of a kind (0 = none)
+    three_pairs: int = 0
+    four_and_pair_as_three_pairs: bool = False
+    two_triplets: int = 0
+    four_and_pair: int = 0
     five_ones: FiveOfAKind = "win"
     five_fives: FiveOfAKind = 5000
     split_combinations: bool = True
@@ -87,6 +107,20 @@ class Rules:
         if face == 5:
             return self.single_5
         return 0
+
+    @property
+    def straights_by_faces(self) -> Straights:
+        """The straights as a table: an integer `straights` is both 5-dice straights with 5 dice, 1-2-3-4-5-6 with 6."""
+        if isinstance(self.straights, Straights):
+            return self.straights
+        if self.dice == 5:
+            return Straights(low=self.straights, high=self.straights)
+        return Straights(full=self.straights)
+
+    def kind(self, size: int) -> int:
+        """Points of `size` (4 to 6) of a kind under `multiples = "fixed"` (0 = no such group)."""
+        index = size - 4
+        return self.kinds[index] if 0 <= index < len(self.kinds) else 0
 
     @property
     def can_bank_after_full_hand(self) -> bool:

@@ -6,10 +6,17 @@ and the batches are combined in batch order. The result therefore depends on
 the seed, the batch size and the engine, never on the number of workers or
 the backend.
 
-Engines: ``vectorised`` (`vectorised.play_batch`: two players, a ruleset that
-the solver treats exactly, policies with a vectorised form) or ``referee``
+Engines: ``vectorised`` (`vectorised.play_batch` for two players,
+`vectorised.play_batch_n` for three to eight: a ruleset that the solver treats
+exactly, policies with a vectorised form, and with three players or more a
+three-player solve within the budget) or ``referee``
 (`referee_path.play_batch_referee`: everything else). ``auto`` picks the first
 that applies.
+
+Three players or more: `optimal` (the engine policy and its vector form) reads the three-player
+policy table (`cinqmille.policies.seats_table`; exact with three players, the
+two opponents who threaten most with four to eight), built complete once by
+`prepare` and cached, so that every batch process reads the same table.
 """
 
 from __future__ import annotations
@@ -98,8 +105,9 @@ def vectorisable(rules: Rules, players: Sequence[str]) -> str | None:
     """Why the vectorised engine cannot play this simulation, or None when it can."""
     from .vecpolicies import has_vector_form
 
-    if len(players) != 2:
-        return "the vectorised engine plays two players"
+    names = {p.strip().partition(":")[0] for p in players}
+    if len(players) > 2 and "optimal" in names and three_player_too_large(rules):
+        return "the three-player solve is beyond the budget (optimal plays the two-player table on the referee)"
     relaxed = relaxations(rules)
     if relaxed:
         return f"the ruleset has rules outside the solved state ({relaxed[0].split(':')[0]})"
@@ -167,7 +175,7 @@ def _vector_policies(rules: Rules, players: tuple[str, ...], where: str) -> tupl
         made: dict[str, object] = {}
         for p in players:
             if p not in made:
-                made[p] = vector_policy(p, rules)
+                made[p] = vector_policy(p, rules, len(players))
         _VEC_MEMO[key] = tuple(made[p] for p in players)
     return _VEC_MEMO[key]
 
@@ -176,10 +184,17 @@ def run_batch(task: BatchTask) -> BatchStats:
     """Play one batch (in a worker or here)."""
     with _cache_env(task.cache_dir):
         if task.engine == "vectorised":
-            from .vectorised import play_batch
+            from .vectorised import play_batch, play_batch_n
 
             pols = _vector_policies(task.rules, task.players, task.cache_dir)
-            return play_batch(task.rules, pols, task.games, np.random.default_rng(task.seed))
+            if len(pols) == 2:
+                return play_batch(task.rules, pols, task.games, np.random.default_rng(task.seed))
+            row_of = None
+            if "optimal" in task.players:
+                from ..policies.seats_table import seats_table
+
+                row_of = seats_table(task.rules, complete=True).rows
+            return play_batch_n(task.rules, pols, task.games, np.random.default_rng(task.seed), row_of)
         from .referee_path import play_batch_referee
 
         return play_batch_referee(task.rules, task.players, task.games, task.seed)
@@ -191,11 +206,30 @@ def prepare(rules: Rules, players: Sequence[str]) -> None:
     if "optimal" in names:
         from ..policies.optimal import optimal_table
 
-        optimal_table(rules)
+        if len(players) > 2 and not three_player_too_large(rules):
+            from ..policies.seats_table import seats_table
+
+            seats_table(rules, complete=True)  # the three-player table, complete and cached for the workers
+            if rules.last_round:
+                optimal_table(rules)  # the last turns of a last round
+        else:
+            optimal_table(rules)
     if "expected" in names:
         from ..policies.expected import expected_table
 
         expected_table(rules)
+
+
+def three_player_too_large(rules: Rules) -> bool:
+    """Whether the three-player solve of `rules` is beyond the solver's budget (then `optimal` plays the
+    two-player table against the leading opponent)."""
+    from ..solver.budget import TooLarge, check_budget
+
+    try:
+        check_budget(rules, "win", players=3)
+    except TooLarge:
+        return True
+    return False
 
 
 def run_tasks(tasks: Sequence, func: Callable, jobs: int = 1, backend: Backend = "loky",

@@ -9,7 +9,8 @@ points `t` in units of 50, dice in hand `m`) and answers two questions:
     bank (True) or roll, asked after every keep that neither won nor overshot.
     The answer must be False where banking is not allowed.
 
-`optimal` asks the policy table (`PolicyTable`); `threshold`, `cautious` and `expected`
+`optimal` asks the policy table (`PolicyTable`; with three players or more the
+three-player table, `SeatsTable`, at the row the loop gives as `pid`); `threshold`, `cautious` and `expected`
 apply the rules of `cinqmille.policies` (the same guards: never bank a turn
 that scores nothing, always bank a turn that wins). `vector_policy(spec, rules)`
 parses a policy name; `random` has no vectorised form (the referee plays it).
@@ -25,6 +26,7 @@ from ..errors import CinqmilleError
 from ..policies import parse_policy
 from ..policies.heuristics import CautiousPolicy, ThresholdPolicy
 from ..policies.optimal import optimal_table
+from ..policies.seats_table import SeatsTable, seats_table
 from ..rules import Rules
 from ..rules.bank import SCORED, UNIT, BankRules
 from ..solver.policy import PolicyTable, TurnRows, keep_order
@@ -53,9 +55,9 @@ class OptimalVec:
 
     name = "optimal"
 
-    def __init__(self, rules: Rules, table: PolicyTable | None = None):
+    def __init__(self, rules: Rules, table: PolicyTable | SeatsTable | None = None):
         self.rules = rules
-        self.table = (table if table is not None else optimal_table(rules)).complete()
+        self.table: PolicyTable | SeatsTable = (table if table is not None else optimal_table(rules)).complete()
         self.model = roll_model(rules)
         mod = self.model
         # the candidate keeps of every class, in the tie-break order (padding last)
@@ -71,6 +73,8 @@ class OptimalVec:
     def _where(self, pid: np.ndarray, a: np.ndarray, target: np.ndarray | None) -> tuple[TurnRows, np.ndarray]:
         if target is None:
             return self.table, pid
+        if not isinstance(self.table, PolicyTable):
+            raise CinqmilleError("the three-player table has no last turns")
         return self.table.last_turns(a, target)
 
     def keep(self, pid: np.ndarray, a: np.ndarray, t: np.ndarray, c: np.ndarray,
@@ -198,15 +202,20 @@ def has_vector_form(spec: str) -> bool:
     return name in ("optimal", "threshold", "cautious", "expected")
 
 
-def vector_policy(spec: str, rules: Rules) -> VecPolicy:
-    """The vectorised policy named `spec` under `rules` (checked by `parse_policy` first)."""
+def vector_policy(spec: str, rules: Rules, players: int = 2) -> VecPolicy:
+    """The vectorised policy named `spec` under `rules` for a table of `players` (checked by `parse_policy` first).
+
+    With three players or more `optimal` reads the three-player policy table (`seats_table`).
+    """
     if not has_vector_form(spec):
         raise CinqmilleError(f"policy '{spec}' has no vectorised form; use the referee")
     name = spec.strip().partition(":")[0]
     if name in ("optimal", "expected"):
         if ":" in spec:
             parse_policy(spec, rules)  # the argument error, one line
-        return OptimalVec(rules) if name == "optimal" else ExpectedVec(rules)
+        if name == "optimal":
+            return OptimalVec(rules, seats_table(rules, complete=True) if players > 2 else None)
+        return ExpectedVec(rules)
     policy = parse_policy(spec, rules)
     if isinstance(policy, ThresholdPolicy):
         return ThresholdVec(rules, policy.threshold, policy.max_dice)

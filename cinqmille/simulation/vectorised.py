@@ -1,4 +1,10 @@
-"""Many two-player games at once, in numpy arrays, for the rulesets the solver treats exactly.
+"""Many games at once, in numpy arrays, for the rulesets the solver treats exactly.
+
+Two players: `play_batch`. Three to eight: `play_batch_n`, the same loop with
+every seat's score, where the optimal player reads the three-player policy
+table at the row of the two opponents who threaten most (`threatening`, the
+vector form of `n_player.leading`): exact with three players, the documented
+reduction beyond.
 
 State of a game, seat-relative: banked `a` of the player to move and `b` of
 the other (units of 50), their pair id `pid`, the seat to move, turn points
@@ -15,6 +21,8 @@ a batch is a pure function of its seed sequence.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..rules import Rules
@@ -22,6 +30,9 @@ from ..solver.grid import ScoreGrid
 from .model import SCORED, roll_model
 from .stats import BatchStats
 from .vecpolicies import VecPolicy
+
+#: Rows of the three-player policy table of banked scores (mover, b, c), arrays of units.
+RowOf = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 
 def play_batch(rules: Rules, policies: tuple[VecPolicy, VecPolicy], games: int,
@@ -128,4 +139,136 @@ def play_batch(rules: Rules, policies: tuple[VecPolicy, VecPolicy], games: int,
         if len(fin):
             keep = np.flatnonzero(~won)
             gid, a, b, pid, seat, t, m, turns = (x[keep] for x in (gid, a, b, pid, seat, t, m, turns))
+    return BatchStats.of(winner, length, seat_turns, seat_busts, seat_banks, seat_points * 50)
+
+
+def threatening(others: np.ndarray, keep: int = 2) -> np.ndarray:
+    """Column indices (games, keep) of the `keep` opponents who threaten most, in playing order.
+
+    The vector form of `n_player.leading`: the highest scores, on a tie the one
+    who plays sooner (`others` holds the opponents' scores in playing order).
+    """
+    n = others.shape[1]
+    key = others * (n + 1) + (n - np.arange(n))[None, :]  # higher score first, then sooner
+    top = np.argsort(-key, axis=1, kind="stable")[:, :keep]
+    return np.sort(top, axis=1)
+
+
+def play_batch_n(rules: Rules, policies: tuple[VecPolicy, ...], games: int, rng: np.random.Generator,
+                 row_of: "RowOf | None" = None, max_steps: int = 1_000_000) -> BatchStats:
+    """Play `games` games of three to eight players (seat 0 starts) and return their statistics.
+
+    The same loop as `play_batch`, with the scores of every seat. A policy's
+    `pid` is the row of the three-player policy table (`row_of(a, b, c)`, the
+    two opponents who threaten most, `threatening`) when `row_of` is given, else
+    0; its `b` is the best opponent score.
+    """
+    model = roll_model(rules)
+    grid = ScoreGrid.of(rules)
+    br = grid.bank
+    d = rules.dice
+    n_seats = len(policies)
+    units, nxt, win = model.units, model.next, model.win
+    distinct = {id(p): p for p in policies}
+    seat_of_policy = np.array([list(distinct).index(id(p)) for p in policies])
+
+    gid = np.arange(games, dtype=np.int64)
+    scores = np.zeros((games, n_seats), dtype=np.int64)
+    seat = np.zeros(games, dtype=np.int64)
+    t = np.zeros(games, dtype=np.int64)
+    m = np.full(games, d, dtype=np.int64)
+    turns = np.zeros(games, dtype=np.int64)
+    order = (np.arange(n_seats)[:, None] + np.arange(1, n_seats)[None, :]) % n_seats  # (seat, j): j-th opponent
+
+    def rows_of(seat_: np.ndarray, sc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        others = np.take_along_axis(sc, order[seat_], axis=1)
+        best = others.max(axis=1)
+        if row_of is None:
+            return np.zeros(len(seat_), dtype=np.int64), best
+        two = np.take_along_axis(others, threatening(others), axis=1)
+        mover = np.take_along_axis(sc, seat_[:, None], axis=1)[:, 0]
+        return row_of(mover, two[:, 0], two[:, 1]), best
+
+    pid, best_opp = rows_of(seat, scores)
+    winner = np.full(games, -1, dtype=np.int8)
+    length = np.zeros(games, dtype=np.int64)
+    seat_turns = np.zeros(n_seats, dtype=np.int64)
+    seat_busts = np.zeros(n_seats, dtype=np.int64)
+    seat_banks = np.zeros(n_seats, dtype=np.int64)
+    seat_points = np.zeros(n_seats, dtype=np.int64)
+
+    def per_seat(seats_: np.ndarray, out: np.ndarray, weights: np.ndarray | None = None) -> None:
+        out += np.bincount(seats_, weights=weights, minlength=n_seats).astype(np.int64)
+
+    def ask(sel_rows: np.ndarray, question: str, *extra: np.ndarray) -> np.ndarray:
+        """The answers of each seat's policy for the games `sel_rows` (one call per distinct policy)."""
+        kinds = seat_of_policy[seat[sel_rows]]
+        out: np.ndarray | None = None
+        for j, pol in enumerate(distinct.values()):
+            sel = np.flatnonzero(kinds == j)
+            if not len(sel):
+                continue
+            rows = sel_rows[sel]
+            a_ = scores[rows, seat[rows]]
+            if question == "keep":
+                ans = pol.keep(pid[rows], a_, t[rows], extra[0][sel])
+            else:
+                ans = pol.bank(pid[rows], a_, best_opp[rows], t[rows], m[rows])
+            if out is None:
+                out = np.empty(len(sel_rows), dtype=ans.dtype)
+            out[sel] = ans
+        return out if out is not None else np.empty(0, dtype=np.int64 if question == "keep" else bool)
+
+    steps = 0
+    while len(gid):
+        steps += 1
+        if steps > max_steps:
+            raise RuntimeError(f"games did not end within {max_steps} rolls")
+        n = len(gid)
+        c = model.draw(m, rng.random(n))
+        ok = np.flatnonzero(c >= 0)
+        ended = c < 0
+        won = np.zeros(n, dtype=bool)
+        k = ask(ok, "keep", c[ok])
+        a_ok = scores[ok, seat[ok]]
+        t_ok = t[ok] + units[k]
+        t[ok] = t_ok
+        m[ok] = nxt[k]
+        w_ok = win[k]
+        won[ok] = w_ok
+        over = br.overshoots(a_ok, t_ok) & ~w_ok
+        ended[ok[over]] = True
+        cont = ok[~w_ok & ~over]
+        bk = ask(cont, "bank")
+        banked = cont[bk]
+        busted = np.flatnonzero(ended)
+        if len(busted):
+            per_seat(seat[busted], seat_busts)
+        if len(banked):
+            kind, new, wins = br.outcome(scores[banked, seat[banked]], t[banked])
+            scored = kind == SCORED
+            per_seat(seat[banked[scored]], seat_banks)
+            per_seat(seat[banked[scored]], seat_points, t[banked[scored]])
+            scores[banked, seat[banked]] = new
+            won[banked[wins]] = True
+            ended[banked] = True
+        ended |= won
+        if not ended.any():
+            continue
+        e = np.flatnonzero(ended)
+        per_seat(seat[e], seat_turns)
+        turns[e] += 1
+        fin = np.flatnonzero(won)
+        if len(fin):
+            winner[gid[fin]] = seat[fin]
+            length[gid[fin]] = turns[fin]
+        go_on = e[~won[e]]
+        seat[go_on] = (seat[go_on] + 1) % n_seats
+        t[go_on] = 0
+        m[go_on] = d
+        pid[go_on], best_opp[go_on] = rows_of(seat[go_on], scores[go_on])
+        if len(fin):
+            keep = np.flatnonzero(~won)
+            gid, scores, seat, t, m, turns, pid, best_opp = (
+                x[keep] for x in (gid, scores, seat, t, m, turns, pid, best_opp))
     return BatchStats.of(winner, length, seat_turns, seat_busts, seat_banks, seat_points * 50)

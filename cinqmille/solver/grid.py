@@ -15,16 +15,23 @@ from .seats import pass_dice, passed
 
 @dataclass(frozen=True, eq=False, slots=True)
 class ScoreGrid:
-    """Scores below the goal: 0 (not opened when there is an opening) and the opened ones."""
+    """Scores below the goal: 0 (not opened when there is an opening) and the opened ones.
+
+    An opened score is at least the opening, except where `zero_turns` takes
+    points away: a fall can leave an opened player anywhere above 0.
+    """
 
     rules: Rules
     bank: BankRules  # in units of 50
     scores: np.ndarray  # sorted valid scores (units)
+    low: int  # the smallest opened score (units)
 
     @classmethod
     def of(cls, rules: Rules) -> "ScoreGrid":
         br = BankRules.of(rules)
-        return cls(rules, br, np.array([0] + list(range(max(br.opening, 1), br.goal)), dtype=np.int64))
+        falls = rules.zero_turns is not None and isinstance(rules.zero_turns.to, int)
+        low = 1 if falls else max(br.opening, 1)
+        return cls(rules, br, np.array([0] + list(range(low, br.goal)), dtype=np.int64), low)
 
     @property
     def goal(self) -> int:
@@ -33,7 +40,7 @@ class ScoreGrid:
 
     def valid(self, score_units: int) -> bool:
         """Whether a banked score (units) can occur below the goal."""
-        return score_units == 0 or max(self.bank.opening, 1) <= score_units < self.goal
+        return score_units == 0 or self.low <= score_units < self.goal
 
     def cap(self, a: np.ndarray) -> np.ndarray:
         """First turn total (units) from which the pair's turn states are terminal (see TurnKernel)."""

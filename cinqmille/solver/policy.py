@@ -382,7 +382,7 @@ class PolicyTable(TurnRows):
         pred = kernel.prediction
         pid = np.arange(seats * s * s)
         seat_all, ia_all, ib_all = pid // (s * s), (pid // s) % s, pid % s
-        bust = passed(w[model.other(seat_all), scores[ib_all], scores[ia_all]])
+        bust = model.bust_value(seat_all, scores[ia_all], scores[ib_all], w)
         return cls(rules, scores, caps, bust, np.empty((rows, d)), np.empty((rows, d)),
                    None if pred is None else np.empty(rows),
                    None if pred is None else np.empty((rows, len(pred.choices))),
@@ -404,7 +404,7 @@ class PolicyTable(TurnRows):
         seats = np.full(k, seat)
         a = np.full(k, self.scores[ia])
         b = self.scores[ib]
-        l0 = passed(w[model.other(seats), b, a])
+        l0 = model.bust_value(seats, a, b, w)
         bank = model.bank(seats, a, b, n - 1, w)
         _, _, ta, tb = kernel.run(a, np.full(k, cap), bank, l0, keep_table=True,
                                   term_bank=model.terminal_bank(seats, a, b))

@@ -5,9 +5,13 @@ dice: where each row's states become terminal (`caps`), the value of banking at
 every turn state (`bank`), the value of banking past the cap (`terminal_bank`),
 and the take-over offers that a bank hands to the opponent (`offer_rows`).
 
-Seats matter only under `last_round` (seat 0 opens each round; when it reaches
-the goal, seat 1 plays one last turn, `LastTurn`). Otherwise one table serves
-both players and every row has seat 0.
+The first axis of a row and of the turn-start table is its *kind*: the seat
+under `last_round` (seat 0 opens each round; when it reaches the goal, seat 1
+plays one last turn, `LastTurn`); the two scoreless-turn counters
+``(mine, his)`` under a counted `zero_turns` (kind ``mine * count + his``,
+`counted`); otherwise one table serves both players and every row has kind 0.
+Where the dice go next is written once: `bank_next` (a scored bank) and
+`bust_next` (a scoreless turn: a bust, a fault, an overshoot).
 """
 
 from __future__ import annotations
@@ -18,9 +22,23 @@ import numpy as np
 
 from ..rules import Rules
 from .grid import ScoreGrid
-from .kernel import NEG, BankTable, TurnKernel
+from .kernel import NEG, UNIT, BankTable, TurnKernel
 from .last_turn import LastTurn
 from .seats import passed
+
+
+def counted(rules: Rules) -> int:
+    """`zero_turns.count` when the two-player solver keeps the scoreless-turn counters in the state, else 0.
+
+    The counters are solved exactly with a fall to zero or by a number of points,
+    and without a last round, take-over offers or a final stretch (whose void
+    banks leave the counters as they are); otherwise the rule is relaxed
+    (`two_player.relaxations`).
+    """
+    zero = rules.zero_turns
+    if zero is None or zero.to == "previous" or rules.last_round or rules.take_over or rules.final_stretch:
+        return 0
+    return zero.count
 
 
 class GameModel:
@@ -30,7 +48,8 @@ class GameModel:
         self.rules = rules
         self.grid = ScoreGrid.of(rules)
         self.kernel = kernel or TurnKernel(rules)
-        self.seats = 2 if rules.last_round else 1
+        self.counters = counted(rules)
+        self.seats = 2 if rules.last_round else max(self.counters, 1) ** 2
         self.last = LastTurn(rules, self.kernel) if rules.last_round else None
         self.extension = self.last.reach_extension() if self.last is not None else 0
         self.take_over = rules.take_over
@@ -38,9 +57,35 @@ class GameModel:
         #: offers[s][x, y, t, m-1]: value to a mover of seat s (scores x, y) offered t points and m dice
         self.offers = np.full((self.seats, g, g, g, d), np.nan) if self.take_over else None
 
-    def other(self, seat: np.ndarray) -> np.ndarray:
-        """The opponent's seat (the same table when seats do not matter)."""
-        return 1 - seat if self.seats == 2 else seat
+    def bank_next(self, seat: np.ndarray) -> np.ndarray:
+        """The kind of the next turn start after a scored bank: the other seat, or the counters (his, 0)."""
+        if self.rules.last_round:
+            return 1 - seat
+        if self.counters:
+            return (seat % self.counters) * self.counters
+        return seat
+
+    def bust_next(self, seat: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The next turn start (kind, mover's score, passer's score) after a scoreless turn of row (seat, a, b).
+
+        Under a counted `zero_turns` the passer's counter grows; at `count` it goes
+        back to 0 and his score falls (to 0, or by the points of `to`, not below 0).
+        """
+        seat, a, b = np.asarray(seat), np.asarray(a), np.asarray(b)
+        if self.rules.last_round:
+            return 1 - seat, b, a
+        c = self.counters
+        if not c:
+            return seat, b, a
+        mine, his = np.divmod(seat, c)
+        fell = mine + 1 >= c
+        to = self.rules.zero_turns.to if self.rules.zero_turns is not None else "zero"
+        low = np.zeros_like(a) if to == "zero" else np.maximum(a + int(to) // UNIT, 0)
+        return his * c + np.where(fell, 0, mine + 1), b, np.where(fell, low, a)
+
+    def bust_value(self, seat: np.ndarray, a: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """The value of a scoreless turn to the mover of each row, read from the turn-start tables `w`."""
+        return passed(w[self.bust_next(seat, a, b)])
 
     def caps(self, seat: np.ndarray, a: np.ndarray) -> np.ndarray:
         """First turn total (units) of each row from which its states are terminal."""
@@ -61,7 +106,7 @@ class GameModel:
         out_b = np.empty((len(a), tmax + 1, d))
         for s in np.unique(seat):
             sel = seat == s
-            opp = int(self.other(np.array(s)))
+            opp = int(self.bank_next(np.array(s)))
             table = self.grid.bank_table(a[sel], b[sel], tmax, w[opp],
                                          offer=None if self.offers is None else self.offers[opp],
                                          goal_value=self._goal_value(int(s)))
@@ -99,7 +144,7 @@ class GameModel:
         if self.offers is None:
             return
         k = self.kernel
-        bust = passed(w[self.other(seat), b, a])
+        bust = self.bust_value(seat, a, b, w)
         bank = self.bank(seat, a, b, k.tpad_for(int(caps.max())) - 1, w)
         term = self.terminal_bank(seat, a, b)
         _, _, ta, tb = k.run(a, caps, bank, bust, keep_table=True, term_bank=term)

@@ -102,9 +102,11 @@ from ..rules import Rules
 from .grid import ScoreGrid
 from .kernel import BankTable, TurnKernel
 from .seats import passed
-from .turns import GameModel
+from .turns import GameModel, counted
 
 Progress = Callable[[float], None]
+#: Most top-down sweeps of the levels under a counted `zero_turns` (a fall leads back to smaller sums).
+MAX_SWEEPS = 400
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,8 +124,9 @@ def relaxations(rules: Rules) -> tuple[str, ...]:
     out = []
     for name in rules.history_rules:
         out.append(f"{name}: needs a score history; solved as if the rule were off")
-    if rules.zero_turns is not None and rules.zero_turns.to != "previous":
-        out.append("zero_turns: scoreless-turn counters are not in the state; solved as if the rule were off")
+    if rules.zero_turns is not None and rules.zero_turns.to != "previous" and not counted(rules):
+        out.append("zero_turns: the scoreless-turn counters are kept in the state only without a last round, "
+                   "take-over or final stretch; solved as if the rule were off")
     if rules.prediction and rules.rule_of_50:
         out.append("prediction with the rule of 50: announcements past the goal are not considered")
     if rules.prediction and rules.last_round:
@@ -168,27 +171,76 @@ def _guess(grid: ScoreGrid, w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.n
     return np.clip(np.where(np.isnan(guess), 0.5, guess), 0.0, 1.0)
 
 
+def _successors(model: GameModel, seat: np.ndarray, a: np.ndarray, b: np.ndarray
+                ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """For the rows of one level: the row a scoreless turn leads to (-1 when it leaves the level) and where."""
+    nxt = model.bust_next(seat, a, b)
+    pos = {(int(s), int(x), int(y)): i for i, (s, x, y) in enumerate(zip(seat, a, b))}
+    succ = np.array([pos.get((int(k), int(x), int(y)), -1) for k, x, y in zip(*nxt)], dtype=np.int64)
+    return succ, nxt
+
+
+def _linear_step(big_a: np.ndarray, big_b: np.ndarray, succ: np.ndarray, outside: np.ndarray,
+                 rows: np.ndarray) -> np.ndarray:
+    """Solve ``W_i = A_i + B_i L_i`` exactly for the turn values of `rows` (closed under `succ`).
+
+    ``L_i = 1 - W_succ(i)`` inside the level, `outside[i]` where the scoreless turn
+    leaves it. When every row's successor is its mirror (a bust swaps the
+    scores: two players, no counters) the 2-cycles are solved in closed form;
+    otherwise the sparse system ``W_i + B_i W_succ(i) = A_i + B_i`` is solved.
+    """
+    s = succ[rows]
+    inside = s >= 0
+    if inside.all() and np.array_equal(succ[s], rows):
+        qa, qb = big_a[s], big_b[s]
+        denom = 1.0 - big_b[rows] * qb
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (big_a[rows] + big_b[rows] * (1.0 - qa - qb)) / denom
+    from scipy.sparse import csr_matrix, identity
+    from scipy.sparse.linalg import spsolve
+
+    local = np.full(len(succ), -1, dtype=np.int64)
+    local[rows] = np.arange(len(rows))
+    n = len(rows)
+    matrix = identity(n, format="csr") + csr_matrix((big_b[rows][inside], (np.arange(n)[inside], local[s[inside]])),
+                                                    shape=(n, n))
+    rhs = big_a[rows] + big_b[rows] * np.where(inside, 1.0, outside[rows])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.atleast_1d(spsolve(matrix.tocsc(), rhs))
+
+
 def solve_level(model: GameModel, seat: np.ndarray, a: np.ndarray, b: np.ndarray, w: np.ndarray,
                 tol: float, max_iter: int = 60) -> tuple[np.ndarray, float, int]:
-    """Solve the rows of one level (sorted by cap descending); their turn-start values, residual, passes."""
+    """Solve the rows of one level (sorted by cap descending); their turn-start values, residual, passes.
+
+    A scoreless turn leads to a row of the same level (`GameModel.bust_next`), or
+    under a counted `zero_turns` fall, out of it: to a smaller sum, whose value
+    is read from `w` as the previous sweep left it.
+    """
     kernel, grid = model.kernel, model.grid
     p = len(a)
     caps = model.caps(seat, a)
-    other = model.other(seat)
-    pos = {(int(s), int(x), int(y)): i for i, (s, x, y) in enumerate(zip(seat, a, b))}
-    mirror = np.array([pos[(int(o), int(y), int(x))] for o, x, y in zip(other, a, b)])
+    succ, nxt = _successors(model, seat, a, b)
+    inside = succ >= 0
+    outside = np.where(inside, 0.0, passed(np.nan_to_num(w[nxt], nan=0.5)))
+    # rows linked by scoreless turns (a component) are solved together and leave together
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    links = csr_matrix((np.ones(int(inside.sum())), (np.arange(p)[inside], succ[inside])), shape=(p, p))
+    _, component = connected_components(links, directed=True, connection="weak")
     bank = model.bank(seat, a, b, int(caps.max()), w)
     term = model.terminal_bank(seat, a, b)
-    l0 = np.empty(p)
-    for s in range(model.seats):
-        sel = seat == s
-        l0[sel] = passed(_guess(grid, w[int(model.other(np.array(s)))], b[sel], a[sel]))
+    l0 = outside.copy()
+    for k in np.unique(nxt[0][inside]):
+        sel = inside & (nxt[0] == k)
+        l0[sel] = passed(_guess(grid, w[int(k)], nxt[1][sel], nxt[2][sel]))
     big_a, big_b, step = np.zeros(p), np.zeros(p), np.zeros(p)
     values = np.zeros(p)
     previous = np.full(p, np.inf)
     residual = 0.0
     passes = 0
-    rows = np.arange(p)  # rows still iterating; a row and its mirror leave together
+    rows = np.arange(p)  # rows still iterating; a component leaves together
     for it in range(max_iter):
         if not len(rows):
             break
@@ -197,36 +249,48 @@ def solve_level(model: GameModel, seat: np.ndarray, a: np.ndarray, b: np.ndarray
         big_a[rows], big_b[rows], _, _ = kernel.run(a[rows], caps[rows], sub, l0[rows], term_bank=sub_term)
         passes += 1
         here = big_a[rows] + big_b[rows] * l0[rows]
-        res = np.abs(here - passed(l0[mirror[rows]]))
-        qa, qb = big_a[mirror[rows]], big_b[mirror[rows]]
-        denom = 1.0 - big_b[rows] * qb
-        newton_ok = (it == 0) | ((it < max_iter // 2) & (res < previous[rows] * 0.999))
-        safe = newton_ok & (denom > 1e-15)
-        newton = (big_a[rows] + big_b[rows] * (1.0 - qa - qb)) / np.where(safe, denom, 1.0)
-        step[rows] = np.where(safe, newton, here)  # else a plain value-iteration step
-        new_l0 = passed(step[mirror[rows]])
+
+        def bust_of(values_now: np.ndarray) -> np.ndarray:
+            s = succ[rows]
+            return np.where(s >= 0, passed(values_now[np.maximum(s, 0)]), outside[rows])
+
+        # the Bellman residual: the value L assumed for each successor against its turn value at its L
+        assumed = np.zeros(p)
+        assumed[rows] = here
+        res = np.abs(l0[rows] - bust_of(assumed))
+        worst_in = np.zeros(int(component.max()) + 1)
+        np.maximum.at(worst_in, component[rows], res)
+        res_c = worst_in[component[rows]]  # a component's largest residual
+        linear = _linear_step(big_a, big_b, succ, outside, rows)
+        newton_ok = (it == 0) | ((it < max_iter // 2) & (res_c < previous[rows] * 0.999))
+        safe = newton_ok & np.isfinite(linear)
+        step[rows] = np.where(safe, linear, here)  # else a plain value-iteration step
+        new_l0 = bust_of(step)
         # Each turn value is convex in its bust value (a max of affine functions), so the
         # Bellman residual at the new point is at most the change of L: accept the step then.
         bound = np.abs(new_l0 - l0[rows])
         by_bound = safe & (bound <= tol)
         by_res = res <= tol
-        # a row and its mirror finish together, on the same criterion, so their values agree
-        flag_bound = np.zeros(p, dtype=bool)
-        flag_res = np.zeros(p, dtype=bool)
-        flag_bound[rows], flag_res[rows] = by_bound, by_res
-        both_bound = (flag_bound & flag_bound[mirror])[rows]
-        both_res = (flag_res & flag_res[mirror])[rows] & ~both_bound
-        finished = both_bound | both_res
-        values[rows] = np.where(both_bound, step[rows], here)
+        # a component finishes together, on one criterion, so that its values agree
+        all_bound = _all_in(component, rows, by_bound, p)
+        all_res = _all_in(component, rows, by_res, p) & ~all_bound
+        finished = all_bound | all_res
+        values[rows] = np.where(all_bound, step[rows], here)
         if finished.any():
-            residual = max(residual, float(np.where(both_bound, bound, res)[finished].max()))
+            residual = max(residual, float(np.where(all_bound, bound, res)[finished].max()))
         l0[rows] = np.where(finished, l0[rows], new_l0)
-        previous[rows] = res
+        previous[rows] = res_c
         rows = rows[~finished]
     else:
         if len(rows):
             residual = max(residual, float(previous[rows].max()))
     return values, residual, passes
+
+
+def _all_in(component: np.ndarray, rows: np.ndarray, flag: np.ndarray, p: int) -> np.ndarray:
+    """For each of `rows`: whether `flag` holds for every row of its component."""
+    bad = np.bincount(component[rows], weights=~flag, minlength=int(component.max()) + 1 if p else 0)
+    return bad[component[rows]] == 0
 
 
 def solve_game(rules: Rules, tol: float = 1e-12, progress: Progress | None = None,
@@ -245,21 +309,34 @@ def solve_game(rules: Rules, tol: float = 1e-12, progress: Progress | None = Non
     levels = passes = states = 0
     worst = 0.0
     total_pairs = len(grid.scores) ** 2
-    done = 0
-    for total in range(top, -1, -1):
-        seat, a, b = level_rows(model, total)
-        if not len(a):
-            continue
-        values, res, n = solve_level(model, seat, a, b, w, tol)
-        w[seat, a, b] = values
-        model.record_offers(seat, a, b, model.caps(seat, a), values, w)
-        levels += 1
-        passes += n
-        states += int((model.caps(seat, a) + 1).sum()) * rules.dice
-        worst = max(worst, res)
-        done += len(a) // model.seats
-        if progress is not None:
-            progress(done / total_pairs)
+    shown = 0.0
+    for sweep in range(MAX_SWEEPS):
+        before = w.copy() if model.counters else None
+        done = 0
+        for total in range(top, -1, -1):
+            seat, a, b = level_rows(model, total)
+            if not len(a):
+                continue
+            values, res, n = solve_level(model, seat, a, b, w, tol)
+            w[seat, a, b] = values
+            model.record_offers(seat, a, b, model.caps(seat, a), values, w)
+            levels += 1
+            passes += n
+            states += int((model.caps(seat, a) + 1).sum()) * rules.dice
+            worst = max(worst, res)
+            done += len(a) // model.seats
+            if progress is not None:
+                shown = max(shown, (sweep + done / total_pairs) / (sweep + 1.5 if before is not None else 1))
+                progress(min(shown, 1.0))
+        if before is None:
+            break
+        # a fall leads to a smaller sum, solved after: sweep again until the tables stop changing
+        change = float(np.nanmax(np.abs(w - before))) if sweep else np.inf
+        if change <= tol:
+            worst = max(worst, change)
+            break
+    else:
+        worst = max(worst, change)
     stats = LevelStats(levels=levels, passes=passes, states=states, residual=worst)
     return (w[0] if model.seats == 1 else w), model.offers, stats
 
@@ -279,7 +356,7 @@ def bellman_residual(rules: Rules, w: np.ndarray, kernel: TurnKernel | None = No
         if not len(a):
             continue
         caps = model.caps(seat, a)
-        l0 = passed(w[model.other(seat), b, a])
+        l0 = model.bust_value(seat, a, b, w)
         bank = model.bank(seat, a, b, int(caps.max()), w)
         big_a, big_b, _, _ = model.kernel.run(a, caps, bank, l0, term_bank=model.terminal_bank(seat, a, b))
         worst = max(worst, float(np.abs(big_a + big_b * l0 - w[seat, a, b]).max()))

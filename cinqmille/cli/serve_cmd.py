@@ -1,0 +1,63 @@
+"""`cinqmille serve`: the score sheet in the browser, with live advice (a local web app)."""
+
+from __future__ import annotations
+
+import importlib.util
+import socket
+
+import click
+
+from .common import fail, friendly_errors, resolve_rules, rules_option
+
+#: The one line printed when the web extra is missing.
+MISSING_EXTRA = "cinqmille serve needs the web extra: pip install 'cinqmille[web]'"
+
+
+def web_available() -> bool:
+    """Whether the web extra (Starlette and uvicorn) is installed."""
+    return all(importlib.util.find_spec(m) is not None for m in ("starlette", "uvicorn"))
+
+
+@click.command("serve")
+@rules_option
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (127.0.0.1: this machine only; 0.0.0.0: the whole network).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port to listen on (0: any free port).")
+@friendly_errors
+def command(rules_spec: str, host: str, port: int) -> None:
+    """Start the score sheet in the browser, with live advice; Ctrl-C stops it.
+
+    The page keeps each game in the browser; the sheet applies the ruleset's
+    rules and the advice reads the same solved tables as `cinqmille advise`.
+    """
+    if not web_available():
+        fail(MISSING_EXTRA)
+    import uvicorn
+
+    from ..web.app import create_app
+
+    rules = resolve_rules(rules_spec)
+    sock = listen(host, port)
+    bound = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(rules), log_level="warning", timeout_graceful_shutdown=2))
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"cinqmille serve: the score sheet of '{rules.name}' at http://{shown}:{bound}/ (Ctrl-C to stop)")
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn shut down cleanly, then passed Ctrl-C on
+        pass
+    finally:
+        sock.close()
+    click.echo("Stopped.")
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening socket on `host`:`port` (0: a free port), or one line saying why not and exit status 2."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        return socket.create_server((host, port), family=family)
+    except (OSError, UnicodeError) as exc:
+        why = str(getattr(exc, "strerror", None) or exc).split(" (while")[0]
+        fail(f"cannot listen on {host}:{port} ({why})")
+        raise  # not reached: fail exits

@@ -1,0 +1,209 @@
+"""The Starlette app of `cinqmille serve`: the score sheet page and its JSON API under /api/.
+
+The server keeps no game: the page keeps its entries (in localStorage) and sends
+them with each request; the server plays them through the engine's score sheet
+(`cinqmille.engine.sheet`) and answers with the scores, the refusal of an entry
+the rules do not allow, the winner, who plays next, and the advice of the solved
+table. The endpoints are listed in docs/web.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+from collections.abc import AsyncIterator
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..errors import CinqmilleError
+from ..rules import Rules, load_rules, preset_descriptions, to_dict, to_toml
+from ..rules.loading import PRESET_NAMES, content_key
+from .bodies import ApiError, position_of, read_json, rules_of
+from .tables import Job, Tables
+
+if TYPE_CHECKING:
+    from ..engine.sheet import SheetState
+
+
+#: The API's endpoints (docs/web.md).
+ENDPOINTS = ("/api/rules", "/api/sheet", "/api/log", "/api/replay", "/api/advice", "/api/progress")
+
+
+def _finite(data: Any) -> Any:
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: _finite(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_finite(v) for v in data]
+    return data
+
+
+class Json(JSONResponse):
+    """A JSON response whose non-finite numbers are null (as `advise --json` writes them)."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(_finite(content), ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+
+
+def _error(status: int, message: str, **extra: Any) -> Json:
+    return Json({"error": message, **extra}, status_code=status)
+
+
+def _static_dir() -> str:
+    return str(resources.files("cinqmille.web").joinpath("static"))
+
+
+def _preset_of(rules: Rules) -> str | None:
+    """The preset whose content `rules` has (None for a ruleset of its own)."""
+    key = content_key(rules)
+    return next((name for name in PRESET_NAMES if content_key(load_rules(name)) == key), None)
+
+
+def _rules_spec(rules: Rules) -> Any:
+    """What the page sends back as `rules`: a preset's name, or the text of the ruleset."""
+    return _preset_of(rules) or {"toml": to_toml(rules)}
+
+
+def create_app(default_rules: Rules | str = "standard", tables: Tables | None = None) -> Starlette:
+    """The web app; `default_rules` is the ruleset a new sheet starts with."""
+    from ..engine.replay import replay_sheet_log
+    from ..engine.sheet import SheetError, SheetRefusal, SheetState, play_sheet, sheet_log
+
+    default = load_rules(default_rules)
+    store = tables or Tables()
+
+    def sheet_of(data: dict[str, Any], rules: Rules) -> SheetState:
+        return play_sheet(rules, data.get("players", ()), data.get("entries", []))
+
+    async def index(request: Request) -> Response:
+        return FileResponse(f"{_static_dir()}/index.html", headers={"Cache-Control": "no-cache"})
+
+    async def rules_list(request: Request) -> Response:
+        presets = [{"name": n, "description": d} for n, d in preset_descriptions().items()]
+        return Json({"presets": presets, "default": _rules_spec(default),
+                     "default_name": default.name})
+
+    async def rules_check(request: Request) -> Response:
+        data = await read_json(request)
+        rules = rules_of(data)
+        return Json({"name": rules.name, "description": rules.description, "rules": to_dict(rules),
+                     "spec": _rules_spec(rules)})
+
+    async def sheet(request: Request) -> Response:
+        data = await read_json(request)
+        return Json(sheet_of(data, rules_of(data)).as_dict())
+
+    async def log(request: Request) -> Response:
+        data = await read_json(request)
+        return Json(sheet_log(sheet_of(data, rules_of(data))),
+                    headers={"Content-Disposition": 'attachment; filename="cinqmille-sheet.json"'})
+
+    async def replay(request: Request) -> Response:
+        data = await read_json(request)
+        state = replay_sheet_log(data)
+        return Json({"rules": _rules_spec(state.rules), "players": list(state.names),
+                     "entries": [e.as_dict() for e in state.entries], "sheet": state.as_dict()})
+
+    async def advice(request: Request) -> Response:
+        from ..advice import advise
+        from ..solver.n_player import MAX_PLAYERS
+
+        data = await read_json(request)
+        rules = rules_of(data)
+        if "players" in data or "entries" in data:
+            state = sheet_of(data, rules)
+            if state.to_move is None:
+                raise ApiError(400, "the game is over: there is no move to advise")
+            pos, roll = position_of(data, rules, *_seat_of(state))
+        else:
+            pos, roll = position_of(data, rules)
+        table = store.get(rules, 2 if pos.others is None else MAX_PLAYERS)
+        if isinstance(table, Job):
+            return Json(table.as_dict(), status_code=202)
+        return Json(advise(table, pos, roll).as_dict())
+
+    async def progress(request: Request) -> Response:
+        key = request.query_params.get("job", "")
+        job = store.job(key) if len(key) <= 64 else None
+        if job is None:
+            raise ApiError(404, f"no table is being solved under the key {key[:64]!r}")
+        return Json(job.as_dict())
+
+    async def api_missing(request: Request) -> Response:
+        if request.url.path in ENDPOINTS:
+            raise ApiError(405, f"{request.method[:10]} is not allowed on {request.url.path}")
+        raise ApiError(404, f"no such endpoint: {request.url.path[:100]}")
+
+    async def on_api_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        return _error(exc.status, exc.message, **exc.extra)
+
+    async def on_refusal(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, SheetRefusal)
+        return _error(422, exc.reason, entry=exc.index)
+
+    async def on_bad_input(request: Request, exc: Exception) -> Response:
+        line = str(exc).strip().splitlines()[0] if str(exc).strip() else "bad input"
+        return _error(400, line[:1000])
+
+    async def on_http(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        message = {404: "not found", 405: "method not allowed"}.get(exc.status_code, str(exc.detail))
+        return _error(exc.status_code, message)
+
+    async def on_crash(request: Request, exc: Exception) -> Response:
+        return _error(500, "internal error: the server could not answer this request")
+
+    routes = [
+        Route("/", index),
+        Route("/api/rules", rules_list, methods=["GET"]),
+        Route("/api/rules", rules_check, methods=["POST"]),
+        Route("/api/sheet", sheet, methods=["POST"]),
+        Route("/api/log", log, methods=["POST"]),
+        Route("/api/replay", replay, methods=["POST"]),
+        Route("/api/advice", advice, methods=["POST"]),
+        Route("/api/progress", progress, methods=["GET"]),
+        Route("/api/{rest:path}", api_missing),
+        Mount("/static", StaticFiles(directory=_static_dir()), name="static"),
+    ]
+    handlers: dict[Any, Any] = {
+        ApiError: on_api_error, SheetRefusal: on_refusal, SheetError: on_bad_input, CinqmilleError: on_bad_input,
+        HTTPException: on_http, Exception: on_crash,
+    }
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        store.close()
+
+    app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+    app.state.tables = store
+    return app
+
+
+def _seat_of(state: "SheetState") -> tuple[tuple[int, ...], int, int | None, tuple[int, int] | None]:
+    """The scores (the mover's first, then in playing order), seat, last-turn target and offer of a sheet's mover."""
+    rules, n, mover = state.rules, len(state.scores), state.to_move
+    assert mover is not None
+    scores = tuple(state.scores[(mover + i) % n] for i in range(n))
+    seat = mover if n == 2 and rules.last_round else 0
+    target = None
+    lr = state.last_round
+    if lr is not None:
+        if n != 2:
+            raise ApiError(400, "advice in a last round is for two players (the last round is not yet solved for "
+                                "three or more)")
+        target = lr.target
+        scores = (scores[0], 0)
+    offer = None
+    if state.offer is not None and rules.take_over and n == 2 and rules.banking.opened(scores[0]):
+        offer = (state.offer.points, state.offer.dice)
+    return scores, seat, target, offer

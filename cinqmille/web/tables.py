@@ -1,0 +1,131 @@
+"""The solved tables of the web app: loaded once per ruleset, solved in a background thread, never in a request.
+
+`Tables.get` answers at once: the table (kept in memory after its first use, or
+read from the solver's cache on disk, as the CLI reads it), or a `Job` that a
+single background thread is working on, whose `progress` the page polls
+(`/api/progress`). One solve runs at a time, so the machine stays usable.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..errors import CinqmilleError
+from ..rules import Rules, content_key
+
+if TYPE_CHECKING:
+    from ..solver import SolveResult
+
+#: Tables kept in memory (the oldest is dropped beyond this).
+MAX_TABLES = 8
+
+
+@dataclass
+class Job:
+    """A table being solved: its key, progress from 0 to 1, and the error that stopped it, if one did."""
+
+    key: str
+    rules_name: str
+    progress: float = 0.0
+    error: str | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def as_dict(self) -> dict[str, object]:
+        status = "error" if self.error is not None else ("ready" if self.done.is_set() else "solving")
+        out: dict[str, object] = {"status": status, "job": self.key, "rules": self.rules_name,
+                                  "progress": round(self.progress, 4)}
+        if self.error is not None:
+            out["error"] = self.error
+        return out
+
+
+def table_key(rules: Rules, players: int) -> str:
+    """The key of a table: the ruleset's content and the number of players solved."""
+    return f"{content_key(rules)}-{players}"
+
+
+class Tables:
+    """Solved `win` tables by ruleset content and number of players, shared by every request."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ready: dict[str, SolveResult] = {}
+        self._jobs: dict[str, Job] = {}
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cinqmille-solve")
+
+    def get(self, rules: Rules, players: int = 2) -> "SolveResult | Job":
+        """The table if it is at hand (memory, or the disk cache), else the job that solves it (started if needed)."""
+        from ..advice import is_cached
+
+        key = table_key(rules, players)
+        with self._lock:
+            found = self._ready.get(key)
+            if found is not None:
+                return found
+            job = self._jobs.get(key)
+            if job is not None and job.error is None:
+                return job
+        if is_cached(rules, players):
+            try:
+                return self._keep(key, _load(rules, players))
+            except (CinqmilleError, OSError):
+                pass  # a damaged or unreadable cache file: `solve` deals with it in the background
+        with self._lock:
+            job = self._jobs.get(key)
+            if job is None or job.error is not None:
+                job = self._jobs[key] = Job(key, rules.name)
+                self._pool.submit(self._solve, job, rules, players)
+            return job
+
+    def job(self, key: str) -> Job | None:
+        """The job of `key` (None when no such table was asked for)."""
+        with self._lock:
+            job = self._jobs.get(key)
+            if job is None and key in self._ready:
+                job = Job(key, self._ready[key].rules.name, 1.0)
+                job.done.set()
+            return job
+
+    def _keep(self, key: str, result: "SolveResult") -> "SolveResult":
+        with self._lock:
+            self._ready[key] = result
+            while len(self._ready) > MAX_TABLES:
+                del self._ready[next(iter(self._ready))]
+        return result
+
+    def _solve(self, job: Job, rules: Rules, players: int) -> None:
+        def progress(fraction: float) -> None:
+            job.progress = max(job.progress, min(float(fraction), 1.0))
+
+        try:
+            from ..solver import solve
+
+            result = solve(rules, "win", progress=progress, players=players)
+            self._keep(job.key, result)
+            job.progress = 1.0
+        except CinqmilleError as exc:
+            job.error = str(exc).splitlines()[0] if str(exc) else "the solve failed"
+        except MemoryError:
+            job.error = "out of memory while solving this ruleset"
+        except Exception as exc:  # noqa: BLE001 - reported to the page, never raised into the server
+            job.error = f"the solve failed ({exc.__class__.__name__})"
+        finally:
+            job.done.set()
+            with self._lock:
+                if job.error is None:
+                    self._jobs.pop(job.key, None)
+
+    def close(self) -> None:
+        """Stop accepting solves (a running one finishes in its thread)."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _load(rules: Rules, players: int) -> "SolveResult":
+    """The cached table, read and checked, never recomputed here (a damaged file raises `CinqmilleError`)."""
+    from ..solver.api import load
+    from ..solver.cache import cache_path
+
+    return load(cache_path(rules, "win", players))

@@ -1,0 +1,156 @@
+"""Three players and more at the table: the three-player policy table read by the engine and the simulator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cinqmille.engine import play_game
+from cinqmille.policies.optimal import OptimalPolicy, others_in_order
+from cinqmille.policies.seats_table import SeatsTable, group_rows
+from cinqmille.rules import rules_from_dict
+from cinqmille.simulation import SimConfig, simulate
+from cinqmille.simulation.model import roll_model
+from cinqmille.simulation.vectorised import threatening
+from cinqmille.solver import compute
+from cinqmille.solver.n_player import leading, seat_rows
+from cinqmille.solver.policy import keep_order
+
+SMALL = {"goal": 500, "opening": 150}
+EXACT = {"goal": 400, "opening": 100, "end": "exact"}
+
+
+def _states(block, r: int, dice: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+    n = int(block.cap[r]) + 2
+    t = np.repeat(np.arange(n), dice).reshape(n, dice)
+    m = np.tile(np.arange(1, dice + 1), (n, 1))
+    return np.full(t.shape, r), t, m
+
+
+@pytest.mark.parametrize("rules_dict", [SMALL, EXACT, {"goal": 300, "opening": 100, "end": "exact", "prediction": True}])
+def test_every_decision_of_the_table_is_the_advice_rows(rules_dict: dict) -> None:
+    """At every row and turn state the table's move, announcement and keep of every roll class are those of the
+    advice's row (`n_player.seat_rows`), and its values agree to 1e-13."""
+    rules = rules_from_dict(rules_dict)
+    result = compute(rules, players=3)
+    table = SeatsTable.of(result).complete()
+    mod = roll_model(rules)
+    d = rules.dice
+    scores = [int(x) for x in result.grid.scores]
+    cand = mod.cand.copy()  # the keeps of every roll class in the tie-break order, as the simulator lists them
+    for cls in range(len(cand)):
+        ks = mod.cand[cls, mod.cand_ok[cls]]
+        cand[cls, : len(ks)] = ks[keep_order(mod.units[ks], mod.next[ks], mod.win[ks])]
+    cand = (mod.units[cand], mod.next[cand], mod.win[cand], False, mod.cand_ok)
+    checked = 0
+    for a in scores:
+        for b in scores:
+            for c in scores:
+                block = seat_rows(result, a, (b, c))
+                row = table.row(a, b, c)
+                r0, t, m = _states(block, 0, d)
+                rr = np.full(t.shape, row)
+                assert np.abs(block.value(r0, t, m) - table.value(rr, t, m)).max() < 1e-13
+                assert np.array_equal(block.move(r0, t, m), table.move(rr, t, m))
+                assert np.array_equal(block.announcement(r0[:, 0], t[:, 0]), table.announcement(rr[:, 0], t[:, 0]))
+                tt = t[:, :1]
+                assert np.array_equal(block.keep(np.zeros_like(tt), tt, *cand),
+                                      table.keep(np.full_like(tt, row), tt, *cand))
+                checked += 1
+    assert checked == len(scores) ** 3
+
+
+def test_group_rows_are_the_rows_of_seat_rows() -> None:
+    """`group_rows` computes, for several second opponents at once, the values `seat_rows` gives row by row."""
+    rules = rules_from_dict(SMALL)
+    result = compute(rules, players=3)
+    cs = result.grid.scores[:4]
+    block = group_rows(result, 150 // 50, 200 // 50, cs)
+    for i, c in enumerate(cs):
+        one = seat_rows(result, 150 // 50, (200 // 50, int(c)))
+        r0, t, m = _states(one, 0, rules.dice)
+        assert np.abs(one.value(r0, t, m) - block.value(np.full(t.shape, i), t, m)).max() < 1e-13
+
+
+def test_the_vector_reduction_is_leading() -> None:
+    """`threatening` keeps the same opponents, in the same order, as `n_player.leading` (ties to who plays sooner)."""
+    rng = np.random.default_rng(3)
+    for n in (2, 3, 5, 7):
+        others = rng.choice([0, 150, 200, 300, 450], size=(500, n))
+        cols = threatening(others)
+        got = np.take_along_axis(others, cols, axis=1)
+        for row, pick in zip(others, got):
+            assert tuple(int(x) for x in pick) == leading(tuple(int(x) for x in row), 2)
+
+
+def test_the_engine_policy_reads_the_row_of_the_two_who_threaten_most() -> None:
+    """With four players the engine policy reads the three-player row of the mover against the two leading
+    opponents in playing order; with three, the row of both opponents."""
+    rules = rules_from_dict(SMALL)
+    result = compute(rules, players=3)
+    table = SeatsTable.of(result)
+    policy = OptimalPolicy(rules, seats=table)
+    seen: list[tuple[tuple[int, ...], int, int]] = []
+
+    class Spy(OptimalPolicy):
+        def spot(self, view):  # type: ignore[no-untyped-def]
+            block, row = super().spot(view)
+            seen.append((view.scores, view.seat, int(row)))
+            return block, row
+
+    for n in (3, 4):
+        seen.clear()
+        spy = Spy(rules, seats=table)
+        play_game(rules, [spy] * n, rng=np.random.default_rng(n))
+        assert seen
+        for scores, seat, row in seen:
+            others = tuple(scores[(seat + i) % n] for i in range(1, n))
+            b, c = leading(others, 2)
+            assert row == table.row(scores[seat] // 50, b // 50, c // 50)
+    assert policy.seats is table
+
+
+def test_three_optimal_players_match_the_solve() -> None:
+    """Three optimal players on a small ruleset, 30,000 vectorised games: each seat's win rate within 3.5
+    standard errors of the solved chance (seeded, so the figure is fixed)."""
+    rules = rules_from_dict(SMALL)
+    result = compute(rules, players=3)
+    res = simulate(SimConfig(rules, ("optimal",) * 3, 30_000, seed=11))
+    assert res.engine == "vectorised"
+    for rate, se, win in zip(res.win_rate, res.std_error, result.win):
+        assert abs(rate - win) < 3.5 * se
+
+
+def test_the_referee_and_the_vector_engine_agree_with_three_and_four_players() -> None:
+    """The referee (engine policy `optimal`) and the vectorised loop play the same policies: their per-seat win
+    rates agree within 4 standard errors of the difference, with three and with four players."""
+    rules = rules_from_dict(SMALL)
+    for seats in (("optimal",) * 3, ("optimal", "threshold:200", "optimal", "threshold:200")):
+        vec = simulate(SimConfig(rules, seats, 20_000, seed=5))
+        ref = simulate(SimConfig(rules, seats, 2_000, seed=6, engine="referee"))
+        assert vec.engine == "vectorised" and ref.engine == "referee"
+        for i in range(len(seats)):
+            se = np.hypot(vec.std_error[i], ref.std_error[i])
+            assert abs(vec.win_rate[i] - ref.win_rate[i]) < 4 * se
+
+
+def test_others_are_read_in_playing_order() -> None:
+    """`others_in_order` lists the opponents from the next player on."""
+    rules = rules_from_dict(SMALL)
+
+    class Grab(OptimalPolicy):
+        def should_bank(self, view):  # type: ignore[no-untyped-def]
+            assert others_in_order(view) == tuple(view.scores[(view.seat + i) % 4] for i in (1, 2, 3))
+            return super().should_bank(view)
+
+    play_game(rules, [Grab(rules, seats=SeatsTable.of(compute(rules, players=3)))] * 4, rng=np.random.default_rng(1))
+
+
+@pytest.mark.slow
+def test_three_optimal_players_match_the_solve_at_goal_1500() -> None:
+    """Three optimal players, goal 1500 (opening 300), 200,000 games: each seat within 3 standard errors."""
+    rules = rules_from_dict({"goal": 1500, "opening": 300})
+    result = compute(rules, players=3)
+    res = simulate(SimConfig(rules, ("optimal",) * 3, 200_000, seed=2))
+    for rate, se, win in zip(res.win_rate, res.std_error, result.win):
+        assert abs(rate - win) < 3 * se

@@ -1,0 +1,270 @@
+"""The JSON API of `cinqmille serve` (every endpoint, bad input included) and the `serve` command itself."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+pytest.importorskip("starlette", reason="the web extra is not installed: pip install 'cinqmille[web]'")
+pytest.importorskip("httpx2", reason="the test client needs httpx2: pip install 'cinqmille[test]'")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from cinqmille.cli import main  # noqa: E402
+from cinqmille.web.app import create_app  # noqa: E402
+from cinqmille.web.bodies import MAX_BODY  # noqa: E402
+
+from conftest import TINY_TOML  # noqa: E402
+
+TINY = {"toml": TINY_TOML}
+
+
+@pytest.fixture
+def client(session_cache: Path) -> TestClient:
+    """A test client of a fresh app, its tables in the session's solver cache."""
+    return TestClient(create_app())
+
+
+def ask(client: TestClient, body: dict) -> dict:
+    """POST /api/advice, polling /api/progress while the table is solved; the final JSON answer."""
+    for _ in range(600):
+        r = client.post("/api/advice", json=body)
+        if r.status_code != 202:
+            assert r.status_code == 200, r.json()
+            return r.json()
+        job = r.json()["job"]
+        while (p := client.get("/api/progress", params={"job": job}).json())["status"] == "solving":
+            assert 0.0 <= p["progress"] <= 1.0
+            time.sleep(0.05)
+        assert p["status"] == "ready", p
+    raise AssertionError("no answer")
+
+
+def cli_json(tmp_path: Path, *args: str) -> dict:
+    """The JSON of `cinqmille advise --json` with the tiny ruleset."""
+    rules = tmp_path / "tiny.toml"
+    rules.write_text(TINY_TOML)
+    out = CliRunner().invoke(main, ["advise", "--rules", str(rules), "--json", *args])
+    assert out.exit_code == 0, out.output
+    return json.loads(out.output)
+
+
+def test_rules_lists_the_presets_and_the_default(client: TestClient) -> None:
+    """GET /api/rules gives every preset with its description, and the server's default ruleset."""
+    data = client.get("/api/rules").json()
+    assert {"standard", "sheet", "house"} <= {p["name"] for p in data["presets"]}
+    assert data["default"] == "standard"
+
+
+def test_rules_check_reads_presets_and_uploaded_text(client: TestClient) -> None:
+    """POST /api/rules resolves a preset or the text of a rules file; a bad file is one line naming the key."""
+    assert client.post("/api/rules", json={"rules": "sheet"}).json()["rules"]["end"] == "exact"
+    ok = client.post("/api/rules", json={"rules": TINY}).json()
+    assert ok["name"] == "tiny" and ok["rules"]["goal"] == 500 and ok["spec"] == TINY | {"toml": ok["spec"]["toml"]}
+    bad = client.post("/api/rules", json={"rules": {"toml": "opening = 525\n"}})
+    assert bad.status_code == 400 and "key 'opening'" in bad.json()["error"]
+    unknown = client.post("/api/rules", json={"rules": "/etc/passwd"})
+    assert unknown.status_code == 400 and "unknown ruleset" in unknown.json()["error"]
+
+
+def test_sheet_scores_refusals_and_winner(client: TestClient) -> None:
+    """POST /api/sheet replays the entries: scores, who plays next; a refused entry is a 422 with its reason."""
+    body = {"rules": "standard", "players": ["Ann", "Bob"], "entries": [{"kind": "bank", "points": 800}]}
+    data = client.post("/api/sheet", json=body).json()
+    assert data["scores"] == [800, 0] and data["to_move"] == 1 and data["winner"] is None
+    refused = client.post("/api/sheet", json={**body, "entries": body["entries"] + [{"kind": "bank", "points": 700}]})
+    assert refused.status_code == 422
+    assert refused.json() == {"error": "Bob has not opened: the first bank must be at least 750", "entry": 1}
+    won = client.post("/api/sheet", json={**body, "entries": body["entries"] + [
+        {"kind": "bust"}, {"kind": "bank", "points": 4200}]}).json()
+    assert won["winner"] == 0 and won["reason"] == "goal" and won["to_move"] is None
+
+
+def test_log_and_replay_round_trip(client: TestClient) -> None:
+    """POST /api/log gives a game log that POST /api/replay (and the engine) plays back to the same sheet."""
+    from cinqmille.engine.replay import replay_sheet_log
+
+    body = {"rules": "sheet", "players": ["Ann", "Bob"],
+            "entries": [{"kind": "bank", "points": 500, "dice": 2}, {"kind": "bank", "points": 600, "dice": 3},
+                        {"kind": "bank", "points": 750, "taken": True}, {"kind": "bust"}]}
+    log = client.post("/api/log", json=body)
+    assert log.status_code == 200 and "attachment" in log.headers["content-disposition"]
+    back = client.post("/api/replay", json=log.json()).json()
+    assert back["rules"] == "sheet" and back["entries"] == body["entries"]
+    assert back["sheet"]["scores"] == [1250, 600] == list(replay_sheet_log(log.json()).scores)
+    bad = client.post("/api/replay", json={**log.json(), "scores": [0, 0]})
+    assert bad.status_code == 400 and "not the [0, 0]" in bad.json()["error"]
+
+
+def test_advice_is_the_cli_answer_after_a_background_solve(client: TestClient, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first advice of an unsolved ruleset is a 202 with a job; polled to ready, the answer is advise --json's."""
+    monkeypatch.setenv("CINQMILLE_CACHE", str(tmp_path / "fresh-cache"))
+    first = client.post("/api/advice", json={"rules": TINY, "me": 150, "opp": 300, "roll": "15332"})
+    assert first.status_code == 202 and first.json()["status"] == "solving"
+    data = ask(client, {"rules": TINY, "me": 150, "opp": 300, "roll": "15332"})
+    assert data == cli_json(tmp_path, "--me", "150", "--opp", "300", "--roll", "15332")
+    bank_roll = ask(client, {"rules": TINY, "me": 150, "opp": 300, "turn": 200, "dice": 2})
+    assert bank_roll == cli_json(tmp_path, "--me", "150", "--opp", "300", "--turn", "200", "--dice", "2")
+
+
+def test_advice_from_the_sheet_is_in_the_movers_seat(client: TestClient) -> None:
+    """Advice on a sheet is for the player to move, every opponent's score read from the sheet."""
+    sheet = {"rules": TINY, "players": ["Ann", "Bob"], "entries": [{"kind": "bank", "points": 300}]}
+    from_sheet = ask(client, {**sheet, "roll": [1, 5, 3, 3, 2]})
+    explicit = ask(client, {"rules": TINY, "me": 0, "opp": 300, "roll": "15332"})
+    assert from_sheet == explicit and from_sheet["position"]["me"] == 0 and from_sheet["position"]["opp"] == 300
+    four = {"rules": TINY, "players": ["A", "B", "C", "D"], "entries": [{"kind": "bank", "points": 150}]}
+    data = ask(client, {**four, "turn": 100, "dice": 3})
+    assert data["position"]["opp"] == [0, 0, 150] and not data["exact"]
+
+
+@pytest.mark.parametrize("body, status, message", [
+    ({"rules": "nope", "me": 0, "opp": 0, "roll": "15"}, 400, "unknown ruleset"),
+    ({"rules": TINY, "roll": "1572"}, 400, "faces 1 to 6"),
+    ({"rules": TINY, "roll": [1, 7]}, 400, "faces 1 to 6"),
+    ({"rules": TINY, "roll": "1111111"}, 400, "1 to 5 dice"),
+    ({"rules": TINY, "me": 100, "opp": 0, "roll": "15"}, 400, "below the opening"),
+    ({"rules": TINY, "me": 175, "opp": 0, "roll": "15"}, 400, "multiple of 50"),
+    ({"rules": TINY, "me": 0, "opp": 600, "roll": "15"}, 400, "already reached the goal"),
+    ({"rules": TINY, "me": 0, "opp": 0, "turn": 50, "dice": 5}, 400, "no turn holds 50"),
+    ({"rules": TINY, "turn": 100}, 400, "give 'dice'"),
+    ({"rules": TINY, "me": "lots"}, 400, "'me' must be a whole number"),
+    ({"rules": TINY, "opp": [0, "x"]}, 400, "'opp' must be"),
+    ({"rules": TINY, "me": 10**30}, 400, "out of range"),
+    ({"rules": TINY, "players": ["A", "B"], "entries": [{"kind": "bank", "points": 500}]}, 400, "game is over"),
+    ({"rules": TINY, "players": ["A", "B"], "entries": [{"kind": "bank", "points": 100}]}, 422, "has not opened"),
+    ({"rules": TINY, "players": ["A"], "entries": []}, 400, "2 to 8 players"),
+])
+def test_advice_bad_input_is_one_json_error(client: TestClient, body: dict, status: int, message: str) -> None:
+    """Every bad request to /api/advice is a 4xx with one message, refused before any solve."""
+    r = client.post("/api/advice", json=body)
+    assert r.status_code == status and message in r.json()["error"], r.json()
+    assert "Traceback" not in r.text
+
+
+def test_bodies_that_are_not_requests(client: TestClient) -> None:
+    """Oversized, non-JSON, non-object bodies, unknown endpoints and wrong methods are JSON 4xx errors."""
+    big = client.post("/api/sheet", content=b"{" + b" " * MAX_BODY + b"}")
+    assert big.status_code == 413 and "larger than" in big.json()["error"]
+    assert client.post("/api/sheet", content=b"{nope").status_code == 400
+    assert client.post("/api/sheet", content=b"\xff\xfe").json()["error"] == "the request body is not UTF-8 text"
+    assert client.post("/api/sheet", json=[1, 2]).json()["error"] == "the request body must be a JSON object"
+    assert client.post("/api/sheet", content=b"[" * 100000 + b"]" * 100000).status_code in (400, 413)
+    assert client.get("/api/sheet").status_code == 405
+    assert client.get("/api/nothing").json() == {"error": "no such endpoint: /api/nothing"}
+    assert client.get("/api/progress", params={"job": "x"}).status_code == 404
+    assert client.post("/api/rules", json={"rules": {"toml": "#" * (65 * 1024)}}).status_code == 400
+
+
+JUNK = [None, True, 0, -1, 1.5, "", "x" * 500, [], [None], {}, {"kind": None}, 10**20, [[[]]]]
+
+
+def test_junk_in_every_field_never_crashes_the_server(client: TestClient) -> None:
+    """Any value in any field of any endpoint gets a JSON answer below 500."""
+    fields = ["rules", "players", "entries", "me", "opp", "turn", "dice", "roll", "seat", "offer", "target",
+              "format", "version", "scores"]
+    for path in ("/api/sheet", "/api/advice", "/api/log", "/api/replay", "/api/rules"):
+        for field in fields:
+            for value in JUNK:
+                body = {"rules": TINY, "players": ["A", "B"], "entries": [], field: value}
+                r = client.post(path, json=body)
+                answer = r.json()
+                assert r.status_code < 500 and ("error" in answer or r.status_code in (200, 202)), (path, field, value)
+        for entry in JUNK:
+            r = client.post(path, json={"rules": TINY, "players": ["A", "B"], "entries": [entry]})
+            assert r.status_code < 500, (path, entry)
+
+
+def test_the_page_and_its_files_are_served(client: TestClient) -> None:
+    """GET / is the page; its script and style sheet are served from the package."""
+    page = client.get("/")
+    assert page.status_code == 200 and 'id="entry-form"' in page.text
+    assert client.get("/static/app.js").status_code == 200
+    assert client.get("/static/style.css").status_code == 200
+
+
+def test_serve_without_the_web_extra_says_which_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without Starlette or uvicorn, `serve` prints one line naming the extra and exits 2."""
+    from cinqmille.cli import serve_cmd
+
+    monkeypatch.setattr(serve_cmd, "web_available", lambda: False)
+    out = CliRunner().invoke(main, ["serve"])
+    assert out.exit_code == 2
+    assert out.output.strip() == "Error: cinqmille serve needs the web extra: pip install 'cinqmille[web]'"
+
+
+def test_serve_prints_its_address_answers_and_stops_on_ctrl_c(session_cache: Path) -> None:
+    """`cinqmille serve` prints its address, answers on it, and stops cleanly on SIGINT (Ctrl-C)."""
+    proc = subprocess.Popen([sys.executable, "-m", "cinqmille", "serve", "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert match, line
+        with urllib.request.urlopen(f"http://127.0.0.1:{match.group(1)}/api/rules", timeout=10) as r:
+            assert json.load(r)["default"] == "standard"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and out.strip() == "Stopped."
+
+
+def test_serve_on_a_busy_port_is_one_line() -> None:
+    """A port already taken, or a host that does not resolve, is one line and exit status 2."""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        out = CliRunner().invoke(main, ["serve", "--port", str(port)])
+    assert out.exit_code == 2
+    assert out.output == f"Error: cannot listen on 127.0.0.1:{port} (Address already in use)\n"
+    assert CliRunner().invoke(main, ["serve", "--host", "no-such-host.invalid"]).exit_code == 2
+
+
+def test_sheet_advice_carries_the_seat_the_last_turn_and_the_offer(client: TestClient, tmp_path: Path) -> None:
+    """Under last round and take-over rules, the sheet's state becomes the position that `advise` is asked."""
+    toml = TINY_TOML + 'end = "exact"\nlast_round = true\ntake_over = true\n'
+    rules = {"toml": toml}
+    offered = {"rules": rules, "players": ["A", "B"],
+               "entries": [{"kind": "bank", "points": 150}, {"kind": "bank", "points": 200, "dice": 3}]}
+    data = ask(client, offered)
+    assert data["position"]["offer"] == {"points": 200, "dice": 3} and data["best"]["action"] in ("take_over", "start")
+    path = tmp_path / "lr.toml"
+    path.write_text(toml)
+    cli = CliRunner().invoke(main, ["advise", "--rules", str(path), "--json", "--me", "150", "--opp", "200",
+                                    "--offer", "200/3"])
+    assert json.loads(cli.output) == data
+    last = {"rules": rules, "players": ["A", "B"],
+            "entries": [{"kind": "bank", "points": 150}, {"kind": "bank", "points": 200}, {"kind": "bank", "points": 350}]}
+    data = ask(client, {**last, "turn": 100, "dice": 4})
+    assert data["position"]["target"] == 500 and data["position"]["seat"] == 1
+
+
+@pytest.mark.filterwarnings("ignore:.*recomputing:UserWarning")
+def test_a_damaged_cached_table_is_solved_again_in_the_background(client: TestClient, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cache file that is not a table is not solved inside the request: a 202, then the right answer."""
+    from cinqmille.rules.loading import rules_from_text
+    from cinqmille.solver.cache import cache_path
+
+    monkeypatch.setenv("CINQMILLE_CACHE", str(tmp_path / "damaged"))
+    path = cache_path(rules_from_text(TINY_TOML), "win", 2)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"not a table")
+    body = {"rules": TINY, "me": 150, "opp": 300, "turn": 200, "dice": 2}
+    assert client.post("/api/advice", json=body).status_code == 202
+    data = ask(client, body)  # the solver's warning about the damaged file goes to the server's stderr
+    assert data == cli_json(tmp_path, "--me", "150", "--opp", "300", "--turn", "200", "--dice", "2")

@@ -1,0 +1,73 @@
+"""`zero_turns` solved exactly: the scoreless-turn counters in the state, falls handled by sweeps."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from brute_force import brute_force_counters
+
+from cinqmille.rules import rules_from_dict
+from cinqmille.solver import compute, relaxations
+from cinqmille.solver.two_player import bellman_residual
+
+UNIT = 50
+
+SMALL = {
+    "to-zero": {"goal": 300, "opening": 100, "zero_turns": {"count": 2, "to": "zero"}},
+}
+SLOW = {
+    "by-points-below-opening": {"goal": 400, "opening": 150, "zero_turns": {"count": 2, "to": -100}},
+    "every-bust": {"goal": 300, "opening": 0, "zero_turns": {"count": 1, "to": "zero"}},
+    "exact-end": {"goal": 400, "opening": 100, "end": "exact", "zero_turns": {"count": 2, "to": -150}},
+    "three-busts": {"goal": 350, "opening": 150, "zero_turns": {"count": 3, "to": "zero"}},
+}
+
+
+def check(name: str, spec: dict) -> None:
+    rules = rules_from_dict(spec, name)
+    result = compute(rules)
+    assert result.exact and not result.assumptions
+    c = rules.zero_turns.count
+    assert result.values.shape[0] == c * c
+    expected = brute_force_counters(rules)
+    worst = max(abs(result.values[za * c + zb, a // UNIT, b // UNIT] - value)
+                for (a, b, za, zb), value in expected.items())
+    assert worst <= 1e-9, f"{name}: largest difference {worst:.2e}"
+    assert bellman_residual(rules, result.values) <= 1e-9
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_counters_equal_brute_force(name: str) -> None:
+    """Every turn start, at every pair of counters, agrees with plain value iteration to 1e-9."""
+    check(name, SMALL[name])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SLOW))
+def test_counters_equal_brute_force_slow(name: str) -> None:
+    """The same agreement with falls by points, an exact end, and one or three busts in a row."""
+    check(name, SLOW[name])
+
+
+def test_a_third_bust_is_worse_than_a_first() -> None:
+    """With two scoreless turns behind him, a player is worse off than with none (a fall is near)."""
+    rules = rules_from_dict({"goal": 1000, "opening": 0, "zero_turns": {"count": 3, "to": "zero"}}, "z")
+    w = compute(rules).values
+    a, b = 600 // UNIT, 300 // UNIT
+    assert w[2 * 3 + 0, a, b] < w[1 * 3 + 0, a, b] < w[0, a, b]
+    assert w[0, a, b] < w[0 * 3 + 2, a, b]  # and better off when the opponent is the one about to fall
+
+
+def test_falls_by_points_reach_scores_below_the_opening() -> None:
+    """A fall by points can leave an opened player under the opening: those scores are in the table."""
+    rules = rules_from_dict({"goal": 1000, "opening": 500, "zero_turns": {"count": 2, "to": -400}}, "z")
+    w = compute(rules).values
+    assert np.isfinite(w[0, 200 // UNIT, 0])
+
+
+@pytest.mark.parametrize("extra", [{"last_round": True}, {"take_over": True},
+                                   {"final_stretch": {"from": 700, "cap": True}}])
+def test_counters_with_other_state_rules_stay_relaxed(extra: dict) -> None:
+    """With a last round, take-over or final stretch the counters are relaxed, and the solve says so."""
+    rules = rules_from_dict({"goal": 1000, "opening": 300, "zero_turns": {"count": 3, "to": "zero"}, **extra}, "z")
+    assert any(note.startswith("zero_turns") for note in relaxations(rules))
