@@ -36,6 +36,7 @@ class Position:
     offer: tuple[int, int] | None = None  # take_over: (points, dice) of the opponent's bank, at a turn start
     target: int | None = None  # last round: the score the opponent finished on; this is my last turn
     others: tuple[int, ...] | None = None  # three players or more: every opponent's score in playing order (opp first)
+    scoreless: tuple[int, int] = (0, 0)  # zero_turns: scoreless turns in a row of the mover and of the next player
 
     def hand(self, rules: Rules) -> int:
         """Dice in hand (all the dice when not given)."""
@@ -81,6 +82,14 @@ class Position:
             raise PositionError(f"dice in hand must be between 1 and {rules.dice} under '{rules.name}', got {self.dice}")
         if self.seat not in (0, 1):
             raise PositionError(f"seat must be 0 (first in each round) or 1 (second), got {self.seat}")
+        if any(self.scoreless):
+            zero = rules.zero_turns
+            if zero is None:
+                raise PositionError(f"--scoreless is for the zero_turns rule; '{rules.name}' has none")
+            if not all(0 <= z < zero.count for z in self.scoreless):
+                raise PositionError(f"--scoreless: at most {zero.count - 1} scoreless turns in a row can stand "
+                                    f"(scoreless turn number {zero.count} is punished and clears the count), got "
+                                    f"{','.join(map(str, self.scoreless))}")
         if rules.end == "exact" and self.me + self.turn > rules.goal:
             raise PositionError(
                 f"under an exact end a turn cannot take {self.me} past the goal ({rules.goal}); got {self.turn} turn points")
@@ -105,7 +114,7 @@ def check_score(rules: Rules, score: int, label: str = "score") -> int:
         raise PositionError(f"{label}: a score must be a non-negative multiple of 50, got {score}")
     if score >= rules.goal:
         raise PositionError(f"{label}: a score of {score} has already reached the goal ({rules.goal}); the game is over")
-    if rules.opening and 0 < score < rules.opening:
+    if rules.opening and 0 < score < rules.opening and not _falls_by_points(rules):
         raise PositionError(
             f"{label}: {score} is below the opening ({rules.opening}): a player is either not opened (0) or has at least {rules.opening}")
     stretch = rules.final_stretch
@@ -118,6 +127,11 @@ def check_score(rules: Rules, score: int, label: str = "score") -> int:
         raise PositionError(f"{label}: under the rule of 50 a bank that leaves a score ending in 50 is a fault, "
                             f"so no score ends in 50; got {score}")
     return score
+
+
+def _falls_by_points(rules: Rules) -> bool:
+    """Whether `zero_turns` takes points away, so that an opened player may hold less than the opening."""
+    return rules.zero_turns is not None and isinstance(rules.zero_turns.to, int)
 
 
 def _penalty_ends_in_50(rules: Rules) -> bool:

@@ -71,3 +71,28 @@ def test_counters_with_other_state_rules_stay_relaxed(extra: dict) -> None:
     """With a last round, take-over or final stretch the counters are relaxed, and the solve says so."""
     rules = rules_from_dict({"goal": 1000, "opening": 300, "zero_turns": {"count": 3, "to": "zero"}, **extra}, "z")
     assert any(note.startswith("zero_turns") for note in relaxations(rules))
+
+
+def test_advise_reads_the_counters(tmp_path) -> None:
+    """`advise --scoreless` reads the table of those counters: one bust from a fall, rolling is worth less."""
+    import json
+
+    from click.testing import CliRunner
+
+    from cinqmille.cli import main
+
+    path = tmp_path / "z.toml"
+    path.write_text('name = "z"\ngoal = 1000\nopening = 0\n[zero_turns]\ncount = 3\nto = "zero"\n')
+    runner = CliRunner()
+    rolls = []
+    for counters in ("0", "2"):
+        out = runner.invoke(main, ["advise", "--rules", str(path), "--me", "600", "--opp", "300", "--turn", "200",
+                                   "--dice", "2", "--scoreless", counters, "--json"])
+        assert out.exit_code == 0, out.output
+        options = {o["action"]: o["win"] for o in json.loads(out.output)["options"]}
+        rolls.append(options["roll"])
+    assert rolls[1] < rolls[0]
+    bad = runner.invoke(main, ["advise", "--me", "1000", "--scoreless", "1"])
+    assert bad.exit_code == 2 and "zero_turns" in bad.output
+    bad = runner.invoke(main, ["advise", "--rules", str(path), "--scoreless", "3"])
+    assert bad.exit_code == 2 and "at most 2" in bad.output

@@ -41,10 +41,13 @@ def load_win_table(rules, players: int = 2):  # type: ignore[no-untyped-def]
               help="Take-over rules: the opponent just banked POINTS with DICE in hand; take it over?")
 @click.option("--target", "target", metavar="POINTS",
               help="Last round: the opponent finished on POINTS (at or past the goal); this is your last turn.")
+@click.option("--scoreless", "scoreless", metavar="MINE[,HIS]",
+              help="zero_turns rules: your scoreless turns in a row (and the next player's). Default 0,0.")
 @json_option
 @friendly_errors
 def command(roll_faces: tuple[str, ...], rules_spec: str, me: str | None, opp: str | None, turn: str | None, dice: str | None,
-            roll: str | None, seat: str, offer: str | None, target: str | None, as_json: bool) -> None:
+            roll: str | None, seat: str, offer: str | None, target: str | None, scoreless: str | None,
+            as_json: bool) -> None:
     """Bank or roll with --turn/--dice, or which dice to keep from a roll, with each option's chance to win.
 
     The roll is given as arguments (`cinqmille advise 1 1 5 2 3 --me 1000`) or
@@ -64,7 +67,7 @@ def command(roll_faces: tuple[str, ...], rules_spec: str, me: str | None, opp: s
     pos = Position(maybe_whole(me, "--me") or 0, opps[0],
                    maybe_whole(turn, "--turn") or 0, maybe_whole(dice, "--dice", None),
                    seat=0 if seat == "first" else 1, offer=offered, target=maybe_whole(target, "--target", None),
-                   others=opps if len(opps) > 1 else None)
+                   others=opps if len(opps) > 1 else None, scoreless=_counters(scoreless))
     if roll_faces and roll is not None:
         raise PositionError("give the roll once: as arguments (1 1 5 2 3) or with --roll 11523, not both")
     if roll_faces:
@@ -86,3 +89,15 @@ def command(roll_faces: tuple[str, ...], rules_spec: str, me: str | None, opp: s
         return
     for line in render_text(advice):
         click.echo(line)
+
+
+def _counters(text: str | None) -> tuple[int, int]:
+    """`--scoreless MINE[,HIS]` as a pair of whole numbers."""
+    from ..position import PositionError
+
+    if text is None:
+        return (0, 0)
+    parts = [whole(x, "--scoreless") for x in text.split(",")]
+    if len(parts) > 2:
+        raise PositionError(f"--scoreless: expected MINE or MINE,HIS, got {quoted(text)}")
+    return (parts[0], parts[1] if len(parts) > 1 else 0)

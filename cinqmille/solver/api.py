@@ -18,6 +18,7 @@ from .kernel import TurnKernel
 from .n_player import MAX_PLAYERS, chase_note, relaxations_n, solve_players
 from .objectives import EXPECTED_SPAN, expected_turn, race_turns
 from .result import Objective, SolveResult
+from .turns import table_kinds
 from .two_player import Progress, relaxations, solve_game
 
 OBJECTIVES: tuple[str, ...] = ("win", "expected", "race")
@@ -50,7 +51,7 @@ def compute(rules: Rules, objective: Objective = "win", progress: Progress | Non
     elif objective == "win":
         values, offers, stats = solve_game(rules, tol=tol, progress=progress)
         residual, states = stats.residual, stats.states
-        extra = {"levels": stats.levels, "passes": stats.passes}
+        extra = {"levels": stats.levels, "passes": stats.passes, "sweeps": stats.sweeps}
         notes = ()
     elif objective == "expected":
         values = expected_turn(rules)
@@ -111,8 +112,8 @@ def result_spec(rules: Rules, objective: str, players: int = 2) -> cache.TableSp
 
         return cache.TableSpec.of(rules, "solve", objective, players,
                                   {"values": ((g,) * players + (players - 1,), "float64")}, seats_ok)
-    seats = 2 if rules.last_round else 1
-    shape = (seats, g, g) if seats == 2 else (g, g)
+    seats = table_kinds(rules)
+    shape = (seats, g, g) if seats > 1 else (g, g)
     arrays: dict[str, tuple[tuple[int, ...] | None, str]] = {"values": (shape, "float64")}
     if rules.take_over:
         arrays["offers"] = ((seats, g, g, g, d), "float64")

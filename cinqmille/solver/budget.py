@@ -22,6 +22,7 @@ from ..rules.bank import UNIT
 from .grid import ScoreGrid
 from .last_turn import SPAN
 from .objectives import EXPECTED_SPAN
+from .turns import table_kinds
 
 #: Default limits: turn states visited, and bytes of memory held by the solver's arrays.
 MAX_STATES = 200_000_000
@@ -83,7 +84,7 @@ def estimate(rules: Rules, objective: str = "win", players: int = 2) -> Estimate
         level = s ** (players - 1)  # rows of the largest level, at most
         work = level * (int(caps.max()) + _PAD) * d * 8 * _WORK_ARRAYS * players
         return Estimate(states, tables + work)
-    seats = 2 if rules.last_round else 1
+    seats = table_kinds(rules)
     ext = SPAN // 2 if rules.last_round and rules.end == "reach" else 0
     s = len(grid.scores)
     states = seats * s * int((caps + ext + 1).sum()) * d

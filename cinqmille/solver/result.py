@@ -155,6 +155,10 @@ class SolveResult:
         if others is not None and len(others) > 1:
             raise PositionError("this table is for two players: give one opponent score")
         seat = self._seat(position.seat) if position.target is None else 1
+        counters = self.model.counters
+        if counters:  # the table's kind: the scoreless-turn counters (mine, his)
+            mine, his = position.scoreless
+            seat = mine * counters + his
         return self.policy.spot(position.me, position.opp, seat, position.target)
 
     def seats_spot(self, me: int, others: tuple[int, ...]) -> tuple[TurnRows, int]:

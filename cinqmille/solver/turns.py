@@ -41,6 +41,11 @@ def counted(rules: Rules) -> int:
     return zero.count
 
 
+def table_kinds(rules: Rules) -> int:
+    """How many turn-start tables the two-player game has: seats under a last round, counter pairs, or 1."""
+    return 2 if rules.last_round else max(counted(rules), 1) ** 2
+
+
 class GameModel:
     """The rows, caps and bank values of the two-player game under one ruleset."""
 
@@ -49,7 +54,7 @@ class GameModel:
         self.grid = ScoreGrid.of(rules)
         self.kernel = kernel or TurnKernel(rules)
         self.counters = counted(rules)
-        self.seats = 2 if rules.last_round else max(self.counters, 1) ** 2
+        self.seats = table_kinds(rules)
         self.last = LastTurn(rules, self.kernel) if rules.last_round else None
         self.extension = self.last.reach_extension() if self.last is not None else 0
         self.take_over = rules.take_over

@@ -34,10 +34,10 @@ Within a turn the points only grow, so for a fixed ``L`` a turn is one
 backward pass over ``t`` (``TurnKernel``). Past a cap (every bank wins under
 ``reach``; every keep overshoots under ``exact``) the states are terminal.
 
-Scores never fall in the rulesets solved exactly, so a bank moves to a pair
-with a larger sum ``a + b``: pairs are solved level by level in decreasing
-order of their sum. Inside a level, a bust links ``(a, b)`` to its mirror
-``(b, a)`` only. For a fixed policy the turn value is affine in the bust value,
+A bank moves to a pair with a larger sum ``a + b`` (scores fall only under
+``zero_turns``, below): pairs are solved level by level in decreasing order of
+their sum. Inside a level, a bust links ``(a, b)`` to its mirror ``(b, a)``
+only. For a fixed policy the turn value is affine in the bust value,
 ``W(a,b) = A + B L(a,b)``, with ``B`` the chance the turn ends in a bust; the
 pass returns ``(A, B)`` and the 2-cycle
 
@@ -83,9 +83,25 @@ announcements (a doubled turn depends on the points set aside, not only on
 the points still needed, so the one-table-for-every-target `LastTurn` does not
 apply): a stated relaxation.
 
+``zero_turns`` (a fall to zero or by points, `turns.counted`): the rows gain
+the scoreless-turn counters ``(z_a, z_b)`` of both players, as the kind axis of
+the tables, ``W[z_a * count + z_b, a, b]``. A bank clears the banker's counter:
+it moves to ``(z_b, 0, b, a + t)``; a scoreless turn (a bust, a fault, an
+overshoot, a wrong announcement) moves to ``(z_b, z_a + 1, b, a)``, or, when
+``z_a + 1 = count``, to ``(z_b, 0, b, f(a))`` with ``f(a) = 0`` or
+``max(0, a - points)`` (scores never fall below 0: the referee's reading,
+docs/engine.md). Inside a level a scoreless turn leads to one row of the same
+level: the rows form a functional graph (2-cycles without counters, chains and
+longer cycles with them), and the Newton step solves the linear system
+``W_i = A_i + B_i (1 - W_succ(i))`` of each component exactly (in closed form
+on 2-cycles, by a sparse solve otherwise). A fall leads to a smaller sum,
+solved later in the sweep: its value is read as the previous sweep left it,
+and the sweeps are repeated (Gauss-Seidel over the levels) until no
+turn-start value changes by more than ``tol``.
+
 Rules that need a score history (crosses, struck-out scores, knock-back and
-deadly ties, ``zero_turns`` to ``previous``) and ``zero_turns`` counters
-(scores that fall break the order of the levels) are not in this state: the
+deadly ties, ``zero_turns`` to ``previous``), and ``zero_turns`` together with a
+last round, take-over offers or a final stretch, are not in this state: the
 solver then solves the relaxation without them and says so (``exact = False``
 and the list of assumptions).
 """
@@ -115,8 +131,9 @@ class LevelStats:
 
     levels: int
     passes: int
-    states: int
+    states: int  # distinct turn states (of one sweep)
     residual: float
+    sweeps: int = 1  # top-down sweeps of the levels (more than one only when scores can fall)
 
 
 def relaxations(rules: Rules) -> tuple[str, ...]:
@@ -322,7 +339,8 @@ def solve_game(rules: Rules, tol: float = 1e-12, progress: Progress | None = Non
             model.record_offers(seat, a, b, model.caps(seat, a), values, w)
             levels += 1
             passes += n
-            states += int((model.caps(seat, a) + 1).sum()) * rules.dice
+            if not sweep:
+                states += int((model.caps(seat, a) + 1).sum()) * rules.dice
             worst = max(worst, res)
             done += len(a) // model.seats
             if progress is not None:
@@ -337,7 +355,7 @@ def solve_game(rules: Rules, tol: float = 1e-12, progress: Progress | None = Non
             break
     else:
         worst = max(worst, change)
-    stats = LevelStats(levels=levels, passes=passes, states=states, residual=worst)
+    stats = LevelStats(levels=levels, passes=passes, states=states, residual=worst, sweeps=sweep + 1)
     return (w[0] if model.seats == 1 else w), model.offers, stats
 
 
