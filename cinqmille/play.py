@@ -36,7 +36,7 @@ from .errors import CinqmilleError
 from .parsing import faces, whole
 from .players import HUMAN, SYNONYMS
 from .policies.heuristics import best_keep
-from .policies.optimal import OptimalPolicy, opponent_score, others_in_order, view_seat
+from .policies.optimal import OptimalPolicy, opponent_score, others_in_order, view_counters, view_seat
 from .policies.seats_table import SeatsTable
 from .position import Position, PositionError
 from .rules import Rules
@@ -72,8 +72,9 @@ def view_position(result, view: GameView, offer: tuple[int, int] | None = None) 
         others = others_in_order(view)
         return Position(view.score, others[0], 0 if offer is not None else view.turn_points, dice,
                         offer=offer, target=target, others=others)
+    scoreless = view_counters(view) if view.rules.zero_turns is not None and len(view.players) == 2 else (0, 0)
     return Position(view.score, opponent_score(view), 0 if offer is not None else view.turn_points, dice,
-                    seat=seat, offer=offer, target=target)
+                    seat=seat, offer=offer, target=target, scoreless=scoreless)
 
 
 def view_advice(result, view: GameView) -> Advice:  # type: ignore[no-untyped-def]

@@ -96,3 +96,30 @@ def test_advise_reads_the_counters(tmp_path) -> None:
     assert bad.exit_code == 2 and "zero_turns" in bad.output
     bad = runner.invoke(main, ["advise", "--rules", str(path), "--scoreless", "3"])
     assert bad.exit_code == 2 and "at most 2" in bad.output
+
+
+def test_the_engine_plays_the_counters() -> None:
+    """The engine's optimal player reads the row of the counters on the sheet, as `advise --scoreless` does."""
+    from cinqmille.engine.state import GameView, new_player
+    from cinqmille.policies.optimal import view_kind
+
+    rules = rules_from_dict({"goal": 1000, "opening": 0, "zero_turns": {"count": 3, "to": "zero"}}, "z")
+    players = (new_player(rules, [600], zero_turns=2), new_player(rules, [300], zero_turns=1))
+    view = GameView(rules, 0, players, 0, rules.dice, None, False, False, False, False, None, 0)
+    assert view_kind(view) == 2 * 3 + 1
+    view = GameView(rules, 1, players, 0, rules.dice, None, False, False, False, False, None, 0)
+    assert view_kind(view) == 1 * 3 + 2
+
+
+@pytest.mark.slow
+def test_optimal_against_optimal_agrees_with_the_solve() -> None:
+    """20,000 referee games of optimal against optimal: the first seat's rate is within 3 SE of the solve."""
+    from cinqmille.simulation.runner import SimConfig, simulate
+
+    rules = rules_from_dict({"goal": 1000, "opening": 300, "zero_turns": {"count": 2, "to": -200}}, "z")
+    solved = compute(rules).first_player_win
+    out = simulate(SimConfig(rules, ("optimal", "optimal"), games=20_000, seed=3, jobs=2))
+    assert out.engine == "referee"  # the vectorised engine does not apply zero_turns
+    rate = out.wins[0] / out.games
+    se = (solved * (1 - solved) / out.games) ** 0.5
+    assert abs(rate - solved) <= 3 * se, (rate, solved, se)

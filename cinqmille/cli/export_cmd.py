@@ -37,6 +37,8 @@ def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp:
     from .progress import progress_bar
 
     rules = resolve_rules(rules_spec)
+    if not output.name or output.name in (".", ".."):
+        raise CinqmilleError(f"-o: give the name of a file to write, got {str(output)!r}")
     fmt = format_of(output, fmt)
     if fmt == "parquet":
         need_pyarrow()

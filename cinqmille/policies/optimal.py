@@ -57,6 +57,7 @@ from ..solver.kernel import UNIT
 from ..solver.n_player import leading
 from ..solver.policy import PolicyTable, TurnRows, keep_order
 from ..solver.result import SolveResult
+from ..solver.turns import counted
 from .seats_table import SeatsTable, seats_table
 
 TABLE_FORMAT = 3
@@ -159,6 +160,22 @@ def view_seat(view: GameView) -> int:
     return 0 if view.seat == 0 else 1
 
 
+def view_counters(view: GameView) -> tuple[int, int]:
+    """zero_turns: the scoreless turns in a row of the player to move and of the next player."""
+    n = len(view.players)
+    return view.players[view.seat].zero_turns, view.players[(view.seat + 1) % n].zero_turns
+
+
+def view_kind(view: GameView) -> int:
+    """The kind of table row a view is read at (`solver.turns`): the seat under last_round, the
+    scoreless-turn counters (mine * count + his) under a counted zero_turns."""
+    count = counted(view.rules)
+    if count:
+        mine, his = view_counters(view)
+        return mine * count + his
+    return view_seat(view)
+
+
 def others_in_order(view: GameView) -> tuple[int, ...]:
     """The opponents' banked scores in playing order from the player to move."""
     n = len(view.players)
@@ -213,7 +230,7 @@ class OptimalPolicy:
         if len(view.players) > 2 and self.seats is not None:
             b, c = leading(others_in_order(view), 2)
             return self.seats, self.seats.row(view.score // UNIT, b // UNIT, c // UNIT)
-        return self.table, int(self.table.row(view.score // UNIT, opponent_score(view) // UNIT, view_seat(view)))
+        return self.table, int(self.table.row(view.score // UNIT, opponent_score(view) // UNIT, view_kind(view)))
 
     def _said(self, question: str, view: GameView, answer: Any, detail: Any = None) -> Any:
         if self.narrate is not None:

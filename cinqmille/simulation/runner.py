@@ -111,8 +111,8 @@ def vectorisable(rules: Rules, players: Sequence[str]) -> str | None:
     relaxed = relaxations(rules)
     if relaxed:
         return f"the ruleset has rules outside the solved state ({relaxed[0].split(':')[0]})"
-    for flag in ("last_round", "take_over", "prediction"):
-        if getattr(rules, flag):
+    for flag in ("last_round", "take_over", "prediction", "zero_turns"):
+        if getattr(rules, flag) not in (False, None):
             return f"the vectorised engine does not play {flag}"
     bad = [p for p in players if not has_vector_form(p)]
     if bad:
