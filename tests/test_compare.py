@@ -116,3 +116,23 @@ def test_rows_read_back_from_json() -> None:
     rows = [_row("standard", 0.5258, 27.0, 0.6117), _row("sheet", 0.45, 32.6, 0.603, exact=False)]
     back = rows_from_dicts([json.loads(json.dumps(r.as_dict())) for r in rows])
     assert back == rows
+
+
+def test_one_player_section_reads_the_one_player_solves() -> None:
+    """The side-by-side table shows each ruleset's expected turn and race from the solver, as `solve --json` does."""
+    import json
+    from types import SimpleNamespace
+
+    from click.testing import CliRunner
+
+    from cinqmille.cli import main
+    from cinqmille.research.page import one_player_section
+
+    rows = [SimpleNamespace(rules="standard", solved_first_player_win=0.5, exact=True)]
+    text = "\n".join(one_player_section(rows))  # type: ignore[arg-type]
+    runner = CliRunner()
+    expected = json.loads(runner.invoke(main, ["solve", "--objective", "expected", "--json"]).output)
+    race = json.loads(runner.invoke(main, ["solve", "--objective", "race", "--json"]).output)
+    line = next(x for x in text.splitlines() if x.startswith("| standard |"))
+    assert line == (f"| standard | 50.00% | {expected['expected_turn_opened']:.1f} | "
+                    f"{expected['expected_turn_not_opened']:.1f} | {race['race_turns_from_zero']:.2f} |")

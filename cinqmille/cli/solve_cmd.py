@@ -31,10 +31,10 @@ def headline(result: SolveResult) -> dict:
         if result.players == 2:
             out["second_player_win"] = result.win[1]
     elif result.objective == "expected":
-        out["expected_turn_opened"] = float(result.values[1, 0, rules.dice - 1])
-        out["expected_turn_not_opened"] = float(result.values[0, 0, rules.dice - 1])
+        out["expected_turn_opened"] = result.expected_turn(opened=True)
+        out["expected_turn_not_opened"] = result.expected_turn(opened=False)
     else:
-        out["race_turns_from_zero"] = float(result.values[0])
+        out["race_turns_from_zero"] = result.race_turns()
     return out
 
 

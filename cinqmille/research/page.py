@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..rules import load_rules, to_dict
+from ..files import atomic_write
+from ..rules import Rules, load_rules, to_dict
 from .compare import PLUS_MINUS, CompareConfig, RulesetComparison, agreement, table_rows
 
 COMMAND = "cinqmille compare --markdown docs/variants.md --plots docs/figures --jobs 2"
@@ -226,6 +227,31 @@ def three_player_section(rows: Sequence[RulesetComparison], three: dict[str, Any
     return out
 
 
+def one_player_section(rows: Sequence[RulesetComparison], rulesets: Sequence[str | Rules] = ()) -> list[str]:
+    """Each ruleset side by side: the two-player first seat, the points of a turn, the turns of a race.
+
+    `rulesets` are the compared rulesets (presets, files or values), found by name; a row whose
+    ruleset is not among them is read as a preset.
+    """
+    from ..solver.api import solve
+
+    out = ["## One player's turn and race, side by side", "",
+           "Solved exactly for each ruleset (`cinqmille solve --objective expected|race`): the mean points a "
+           "turn banks when it maximises them (a bust banks 0), for a player who has opened and for one who "
+           "has not; and the mean number of turns one player alone needs to reach the goal from 0, playing to "
+           "need the fewest. The first column repeats the two-player first seat.", ""]
+    cells = [["ruleset", "first player (2, solved)", "points of a turn (opened)", "points of a turn (not opened)",
+              "turns to the goal (alone)"]]
+    known = {rules.name: rules for rules in map(load_rules, rulesets)}
+    for r in rows:
+        rules = known.get(r.rules) or load_rules(r.rules)
+        expected, race = solve(rules, "expected"), solve(rules, "race")
+        cells.append([r.rules, _pct(r.solved_first_player_win) + ("" if r.exact else " (relaxed)"),
+                      f"{expected.expected_turn(opened=True):.1f}", f"{expected.expected_turn(opened=False):.1f}",
+                      f"{race.race_turns():.2f}"])
+    return out + _table(cells) + [""]
+
+
 def markdown(rows: Sequence[RulesetComparison], config: CompareConfig, figures: Sequence[Path] = (),
              page: Path | None = None, three: dict[str, Any] | None = None) -> str:
     """The Markdown text of the results page."""
@@ -278,6 +304,7 @@ def markdown(rows: Sequence[RulesetComparison], config: CompareConfig, figures: 
         scan = dict(r.threshold_scan)
         out.append(f"| {r.rules} | " + " | ".join(f"{scan[t]:.1%}" if t in scan else "" for t in ts) + " |")
     out.append("")
+    out += one_player_section(rows, config.rulesets)
     out += three_player_section(rows, three)
     if figures:
         out += ["## Figures", ""]
@@ -293,6 +320,10 @@ def write_page(path: Path, rows: Sequence[RulesetComparison], config: CompareCon
                figures: Sequence[Path] = (), three: dict[str, Any] | None = None) -> Path:
     """Write the page to `path` (directories created)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(markdown(rows, config, figures, path, three))
+    text = markdown(rows, config, figures, path, three)
+
+    def write(tmp: Path) -> None:
+        tmp.write_text(text)
+
+    atomic_write(path, write)
     return path

@@ -101,6 +101,16 @@ class SolveResult:
             return tuple(float(x) for x in every_seat(self.values[(0,) * self.players]))
         return tuple(float(x) for x in every_seat(self.tables[0, 0, 0:1]))
 
+    def expected_turn(self, opened: bool = True) -> float:
+        """`expected` objective: the mean points of a turn played for them, from its start (a bust banks 0)."""
+        self._need("expected")
+        return float(self.values[int(opened), 0, self.rules.dice - 1])
+
+    def race_turns(self, score: int = 0) -> float:
+        """`race` objective: the fewest expected turns one player alone needs from `score` to the goal."""
+        self._need("race")
+        return float(self.values[score // UNIT])
+
     @cached_property
     def policy(self) -> PolicyTable:
         """The policy table of this result (`solver.policy`): every turn state's values and every decision."""
