@@ -268,3 +268,27 @@ def test_a_damaged_cached_table_is_solved_again_in_the_background(client: TestCl
     assert client.post("/api/advice", json=body).status_code == 202
     data = ask(client, body)  # the solver's warning about the damaged file goes to the server's stderr
     assert data == cli_json(tmp_path, "--me", "150", "--opp", "300", "--turn", "200", "--dice", "2")
+
+
+def test_advice_reads_the_scoreless_counters(client) -> None:
+    """Under zero_turns the API's advice is that of `advise --scoreless`, and bad counters are a 400."""
+    toml = 'name = "z"\ngoal = 1000\nopening = 0\n[zero_turns]\ncount = 3\nto = "zero"\n'
+    body = {"rules": {"toml": toml}, "me": 600, "opp": 300, "turn": 200, "dice": 2}
+    rolls = []
+    for counters in ([0, 0], [2, 0]):
+        out = client.post("/api/advice", json={**body, "scoreless": counters})
+        if out.status_code == 202:  # solved in the background first
+            import time
+
+            for _ in range(200):
+                time.sleep(0.1)
+                out = client.post("/api/advice", json={**body, "scoreless": counters})
+                if out.status_code == 200:
+                    break
+        assert out.status_code == 200, out.text
+        rolls.append({o["action"]: o["win"] for o in out.json()["options"]}["roll"])
+    assert rolls[1] < rolls[0]
+    bad = client.post("/api/advice", json={**body, "scoreless": [3, 0]})
+    assert bad.status_code == 400 and "at most 2" in bad.json()["error"]
+    bad = client.post("/api/advice", json={**body, "scoreless": "x"})
+    assert bad.status_code == 400

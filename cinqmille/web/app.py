@@ -189,8 +189,10 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
     return app
 
 
-def _seat_of(state: "SheetState") -> tuple[tuple[int, ...], int, int | None, tuple[int, int] | None]:
-    """The scores (the mover's first, then in playing order), seat, last-turn target and offer of a sheet's mover."""
+def _seat_of(state: "SheetState") -> tuple[tuple[int, ...], int, int | None, tuple[int, int] | None,
+                                           tuple[int, int]]:
+    """The scores (the mover's first, then in playing order), seat, last-turn target, offer and scoreless-turn
+    counters (the mover's and the next player's) of a sheet's mover."""
     rules, n, mover = state.rules, len(state.scores), state.to_move
     assert mover is not None
     scores = tuple(state.scores[(mover + i) % n] for i in range(n))
@@ -206,4 +208,6 @@ def _seat_of(state: "SheetState") -> tuple[tuple[int, ...], int, int | None, tup
     offer = None
     if state.offer is not None and rules.take_over and n == 2 and rules.banking.opened(scores[0]):
         offer = (state.offer.points, state.offer.dice)
-    return scores, seat, target, offer
+    players = state.players
+    scoreless = (players[mover].zero_turns, players[(mover + 1) % n].zero_turns) if n == 2 else (0, 0)
+    return scores, seat, target, offer, scoreless

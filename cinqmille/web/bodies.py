@@ -102,8 +102,8 @@ def roll_of(data: dict[str, Any], rules: Rules) -> tuple[int, ...] | None:
 
 
 def position_of(data: dict[str, Any], rules: Rules, scores: tuple[int, ...] | None = None,
-                seat: int = 0, target: int | None = None,
-                offer: tuple[int, int] | None = None) -> tuple[Position, tuple[int, ...] | None]:
+                seat: int = 0, target: int | None = None, offer: tuple[int, int] | None = None,
+                scoreless: tuple[int, int] | None = None) -> tuple[Position, tuple[int, ...] | None]:
     """The position asked about and its roll, validated as `cinqmille advise` validates it.
 
     `scores` (the mover's first, then the opponents in playing order) come from a
@@ -123,6 +123,11 @@ def position_of(data: dict[str, Any], rules: Rules, scores: tuple[int, ...] | No
             if not (isinstance(raw, dict) and type(raw.get("points")) is int and type(raw.get("dice")) is int):
                 raise ApiError(400, "'offer' must be {\"points\": P, \"dice\": N}")
             offer = (raw["points"], raw["dice"])
+    if scoreless is None:
+        raw = data.get("scoreless", [0, 0])
+        if not (isinstance(raw, list) and len(raw) == 2 and all(type(z) is int and 0 <= z <= 100 for z in raw)):
+            raise ApiError(400, "'scoreless' must be [mine, next player's]: scoreless turns in a row (zero_turns)")
+        scoreless = (raw[0], raw[1])
     turn = number(data, "turn", 0) or 0
     dice = number(data, "dice")
     rolled = roll_of(data, rules)
@@ -130,7 +135,7 @@ def position_of(data: dict[str, Any], rules: Rules, scores: tuple[int, ...] | No
     if rolled is not None or dice is not None or turn:
         offer = None  # the turn has begun: taking over is no longer the question
     pos = Position(scores[0], opps[0], turn, dice, seat=seat, offer=offer, target=target,
-                   others=opps if len(opps) > 1 else None)
+                   others=opps if len(opps) > 1 else None, scoreless=scoreless)
     if rolled is None and dice is None and turn > 0:
         raise PositionError("give 'dice' (dice in hand: bank or roll?) or 'roll' (which dice to keep?)")
     if rolled is not None and dice is not None and dice != len(rolled):
