@@ -404,23 +404,7 @@ def keep_rows(result: "SolveResult", cols: Columns, progress: Callable[[float], 
         part = np.arange(lo, min(lo + chunk, len(sel)))
         for m in np.unique(dice[part]):
             ii = part[dice[part] == m]
-            info = rolls[int(m)]
-            rr, tt = r[ii, None], t[ii, None]
-            choice = np.empty((len(ii), len(info.rolled)), dtype=np.int64)
-            for pos, ids in info.groups:
-                j = policy.keep(rr, tt, info.units[ids], info.left[ids], info.win[ids])
-                choice[:, pos] = ids[np.arange(len(pos))[None, :], j]
-            t2 = tt + info.units[choice]
-            left = info.left[choice]
-            move = policy.move(rr, t2, left)
-            over = policy.exact & (t2 > policy.cap[rr])
-            then = np.where(info.win[choice], 2, np.where(over, 3, np.where(move == 0, 0, 1)))
-            dest = (start[ii, None] + np.arange(len(info.rolled))).ravel()
-            out["rolled"][dest] = np.broadcast_to(info.rolled, choice.shape).ravel()
-            out["keep"][dest] = info.code[choice].ravel()
-            out["points"][dest] = info.points[choice].ravel()
-            out["left"][dest] = left.ravel()
-            out["then"][dest] = then.ravel()
+            _fill_keeps(policy, r[ii, None], t[ii, None], rolls[int(m)], start[ii], out)
         if progress is not None:
             progress(part[-1] / len(sel))
     if progress is not None:

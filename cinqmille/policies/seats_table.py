@@ -42,7 +42,7 @@ from ..errors import CinqmilleError
 from ..rules import Rules, content_key
 from ..solver import cache
 from ..solver.kernel import UNIT, rolled
-from ..solver.policy import TurnRows
+from ..solver.policy import LazyGroups, TurnRows
 from ..solver.result import SolveResult
 from ..solver.seats import pass_dice
 
@@ -79,8 +79,10 @@ def group_rows(result: SolveResult, a: int, b: int, cs: np.ndarray) -> TurnRows:
                     None if predict is None else predict.reshape(-1, predict.shape[-1]), choices, kernel.period)
 
 
-class SeatsTable(TurnRows):
+class SeatsTable(LazyGroups, TurnRows):
     """The three-player policy, every row (a, b, c): values and moves of each turn state (module docstring)."""
+
+    group_size = GROUP
 
     def __init__(self, rules: Rules, scores: np.ndarray, caps: np.ndarray, value: np.ndarray, move: np.ndarray,
                  announce: np.ndarray | None, choices: tuple[int, ...], period: int, source: SolveResult | None = None,
@@ -146,27 +148,6 @@ class SeatsTable(TurnRows):
         if self.announce_v is not None:
             j = block.announcement(local[:, :, 0], t[:, :, 0])
             self.announce_v[cells] = np.searchsorted(np.array((0,) + self.choices), j).reshape(-1)
-
-    def _ready(self, r: np.ndarray) -> None:
-        if self._source is None:
-            return
-        s = len(self.scores)
-        r = np.asarray(r)
-        groups = (r // s) * self._chunks + (r % s) // GROUP
-        if self._done[groups].all():
-            return
-        with self._lock:
-            for g in np.unique(groups):
-                if not self._done[g]:
-                    self._group(int(g))
-                    self._done[g] = True
-            if self._done.all():
-                self._source = None
-
-    def complete(self) -> "SeatsTable":
-        """Compute every group now (for the cache and for many games); returns the table."""
-        self._ready(np.arange(len(self.cap)))
-        return self
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The arrays of the complete table (what the cache stores)."""

@@ -82,7 +82,7 @@ import threading
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
@@ -340,7 +340,45 @@ def _layout(scores: np.ndarray, caps: np.ndarray) -> np.ndarray:
     return (base[:, None] + np.arange(s)[None, :] * per_row[:, None]).reshape(-1).astype(np.int64)
 
 
-class PolicyTable(TurnRows):
+class LazyGroups:
+    """Rows computed by groups when first read: a group is one mover's row block against `group_size`
+    consecutive scores of the last opponent (`_group` computes it; `_source` is None once all are done)."""
+
+    group_size = GROUP
+    scores: np.ndarray
+    cap: np.ndarray
+    _source: Any
+    _chunks: int
+    _done: np.ndarray
+    _lock: threading.Lock
+
+    def _group(self, g: int) -> None:
+        raise NotImplementedError
+
+    def _ready(self, r: np.ndarray) -> None:
+        """Make sure the rows `r` are computed."""
+        if self._source is None:
+            return
+        s = len(self.scores)
+        r = np.asarray(r)
+        groups = (r // s) * self._chunks + (r % s) // self.group_size
+        if self._done[groups].all():
+            return
+        with self._lock:
+            for g in np.unique(groups):
+                if not self._done[g]:
+                    self._group(int(g))
+                    self._done[g] = True
+            if self._done.all():
+                self._source = None
+
+    def complete(self) -> Self:
+        """Compute every group now (for the simulator and the cache); returns the table."""
+        self._ready(np.arange(len(self.cap)))
+        return self
+
+
+class PolicyTable(LazyGroups, TurnRows):
     """The solved policy of a two-player ruleset: every row (seat, a, b), computed by groups (module docstring)."""
 
     def __init__(self, rules: Rules, scores: np.ndarray, caps: np.ndarray, bust: np.ndarray,
@@ -419,27 +457,6 @@ class PolicyTable(TurnRows):
             self.plain_v[cells] = plain[:, :, 1].reshape(-1)
             self.predict_v[cells] = predict.reshape(-1, predict.shape[-1])
         self._values(rows)
-
-    def _ready(self, r: np.ndarray) -> None:
-        if self._source is None:
-            return
-        s = len(self.scores)
-        r = np.asarray(r)
-        groups = (r // s) * self._chunks + (r % s) // GROUP
-        if self._done[groups].all():
-            return
-        with self._lock:
-            for g in np.unique(groups):
-                if not self._done[g]:
-                    self._group(int(g))
-                    self._done[g] = True
-            if self._done.all():
-                self._source = None
-
-    def complete(self) -> "PolicyTable":
-        """Compute every group now (for the simulator and the cache); returns the table."""
-        self._ready(np.arange(len(self.cap)))
-        return self
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The arrays of the complete table (what the cache stores)."""
