@@ -279,11 +279,7 @@ def _block_keeps(block, r: np.ndarray, cols: Columns, rolls: dict,  # type: igno
     sel = np.flatnonzero(cols["action"] == "roll")
     labels = [c for c in names[: names.index("turn")]]
     turn, dice = cols["turn"][sel].astype(np.int64), cols["dice"][sel].astype(np.int64)
-    per = np.zeros(rules.dice + 1, dtype=np.int64)
-    for m, info in rolls.items():
-        per[m] = len(info.rolled)
-    count = per[dice]
-    start = np.concatenate([[0], np.cumsum(count)]).astype(np.int64)
+    count, start = _keep_layout(rules, rolls, dice)
     pdt = points_dtype(rules.goal)
     out: Columns = {c: np.repeat(cols[c][sel].astype(pdt), count) for c in labels}
     out.update(turn=np.repeat(turn.astype(pdt), count), dice=np.repeat(dice.astype(np.int8), count))
@@ -295,6 +291,15 @@ def _block_keeps(block, r: np.ndarray, cols: Columns, rolls: dict,  # type: igno
         ii = np.flatnonzero(dice == m)
         _fill_keeps(block, r[ii, None], t[ii, None], rolls[int(m)], start[ii], out)
     return {c: out[c] for c in names}
+
+
+def _keep_layout(rules: Rules, rolls: "dict[int, _Rolls]", dice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Keep rows per exported state (one per distinct roll of its dice in hand) and where each state's rows start."""
+    per = np.zeros(rules.dice + 1, dtype=np.int64)
+    for m, info in rolls.items():
+        per[m] = len(info.rolled)
+    count = per[dice]
+    return count, np.concatenate([[0], np.cumsum(count)]).astype(np.int64)
 
 
 def _fill_keeps(block, rr: np.ndarray, tt: np.ndarray, info: "_Rolls", start: np.ndarray,  # type: ignore[no-untyped-def]
@@ -382,11 +387,7 @@ def keep_rows(result: "SolveResult", cols: Columns, progress: Callable[[float], 
     rolls = _rolls(rules)
     sel = np.flatnonzero(cols["action"] == "roll")
     me, opp, seat, turn, dice = (cols[c][sel].astype(np.int64) for c in ("me", "opp", "seat", "turn", "dice"))
-    per = np.zeros(rules.dice + 1, dtype=np.int64)
-    for m, info in rolls.items():
-        per[m] = len(info.rolled)
-    count = per[dice]
-    start = np.concatenate([[0], np.cumsum(count)]).astype(np.int64)
+    count, start = _keep_layout(rules, rolls, dice)
     pdt = points_dtype(rules.goal)
     out: Columns = {
         "me": np.repeat(me.astype(pdt), count), "opp": np.repeat(opp.astype(pdt), count),
