@@ -9,7 +9,7 @@ from cinqmille.dice import dice_tables
 from cinqmille.rules import BankRules, Rules, rules_from_dict
 from cinqmille.rules.bank import FAULT, SCORED, UNIT, VOID
 from cinqmille.solver.grid import ScoreGrid
-from cinqmille.solver.kernel import backup, build_keep_graph
+from cinqmille.solver.kernel import FEW_ROWS, TIE, backup, build_keep_graph, pick_slots, roll_pair
 
 HOUSE_LIKE = {"base": "standard", "opening": 700, "min_bank": 250, "final_stretch": {"from": 4000, "cap": True}}
 RULESETS = {
@@ -169,17 +169,32 @@ def test_backup_is_the_expected_best_keep_of_a_roll() -> None:
         assert got[n - 1] == pytest.approx(float(np.dot(table.prob, best)), abs=1e-9)
 
 
-def test_affine_backup_equals_the_plain_one_at_its_bust_value() -> None:
-    """The (A, B) backup evaluated at the bust value l0 equals the plain backup with a bust worth l0."""
+@pytest.mark.parametrize("rows", [3, FEW_ROWS + 5])
+def test_affine_backup_equals_the_plain_one_at_its_bust_value(rows: int) -> None:
+    """Rolling with the keeps picked at l0 (`pick_slots`, `roll_pair`) is worth, at l0, the plain backup."""
     rules = rules_of({"base": "standard"})
     g = build_keep_graph(rules)
     rng = np.random.default_rng(5)
-    a, b = rng.random((3, len(g.keep_units))), rng.random((3, len(g.keep_units)))
-    l0 = np.array([0.1, 0.5, 0.9])
-    big_a, big_b = backup(g, a, b=b, l0=l0)
-    plain = backup(g, a + b * l0[:, None], bust=l0)
-    assert np.allclose(big_a + big_b * l0[:, None], plain, atol=1e-12)
-    assert np.all(big_b >= g.bust_prob - 1e-12)  # a bust alone weighs bust_prob on L
+    keeps = len(g.keep_units)
+    a, b = rng.random((keeps, rows)), rng.random((keeps, rows))  # state k: after keep k
+    l0 = rng.random(rows)
+    big_a, big_b = roll_pair(g, pick_slots(g, np.arange(keeps), a + b * l0), a, b)
+    plain = backup(g, (a + b * l0).T, bust=l0)
+    assert np.allclose((big_a + big_b * l0).T, plain, atol=1e-12)
+    assert np.all(big_b >= g.bust_prob[:, None] - 1e-12)  # a bust alone weighs bust_prob on L
+
+
+@pytest.mark.parametrize("rows", [3, FEW_ROWS + 5])
+def test_a_tie_goes_to_the_last_keep_of_its_class(rows: int) -> None:
+    """Keeps within the tie of the best: the last of the class (most points, then dice) is taken."""
+    g = build_keep_graph(rules_of({"base": "standard"}))
+    keeps = len(g.keep_units)
+    slot = (np.arange(keeps) * 7) % (keeps + 1)  # the slots need not follow the keeps' order
+    v = np.ones((keeps + 1, rows))
+    v[slot[g.class_start]] += 1e-13  # the first keep of each class is better, but within TIE
+    last = np.append(g.class_start[1:], keeps) - 1
+    assert (pick_slots(g, slot, v, TIE) == slot[last][:, None]).all()
+    assert (pick_slots(g, slot, v) == slot[g.class_start][:, None]).all()  # no tie: the strictly best
 
 
 def test_each_rule_parameter_is_read() -> None:

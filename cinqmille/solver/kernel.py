@@ -12,7 +12,9 @@ State layout, per pair row: a flat vector of `Tpad * D` turn states, state
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any, Literal, overload
 
 import numpy as np
@@ -22,7 +24,26 @@ from ..rules import Rules
 from ..rules.bank import UNIT, BankRules
 
 NEG = -np.inf
+#: Rows per block of `TurnKernel.run_blocks`: small enough for a layer's work to stay in cache.
+BLOCK_ROWS = 256
+_POOL: list[ThreadPoolExecutor] = []
 Pair = tuple[np.ndarray, np.ndarray]  # (A, B) of values affine in the bust value: A + B L
+
+
+def class_buckets(class_start: np.ndarray, keeps: int) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """The roll classes grouped by size (1, 2, 3-4, 5-8, ...): for each group, its classes and their keeps
+    padded to the group's width by repeating each class's last keep, so that a group's best keep is one
+    reduction over a rectangular block (`pick_slots`)."""
+    ends = np.append(class_start[1:], keeps)
+    sizes = ends - class_start
+    out = []
+    width = 1
+    while width < 2 * sizes.max(initial=1):
+        chosen = np.flatnonzero((sizes <= width) & (sizes > width // 2))
+        if len(chosen):
+            out.append((chosen, np.minimum(class_start[chosen, None] + np.arange(width), ends[chosen, None] - 1)))
+        width *= 2
+    return tuple(out)
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -43,6 +64,10 @@ class KeepGraph:
     class_prob: np.ndarray  # (C, D) probability of class c when rolling column+1 dice
     bust_prob: np.ndarray  # (D,) probability to bust with n = 1..D dice
     max_units: int  # largest keep in units
+    buckets: tuple[tuple[np.ndarray, np.ndarray], ...] = field(init=False)  # `class_buckets`
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "buckets", class_buckets(self.class_start, len(self.keep_units)))
 
     def targets(self, t: np.ndarray) -> np.ndarray:
         """Turn units after each keep, from turn units `t`: (..., K)."""
@@ -102,6 +127,10 @@ class Prediction:
     class_start: np.ndarray  # (C2,)
     class_prob: np.ndarray  # (C2, V)
     bust_prob: np.ndarray  # (V,)
+    buckets: tuple[tuple[np.ndarray, np.ndarray], ...] = field(init=False)  # `class_buckets`
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "buckets", class_buckets(self.class_start, len(self.keep_units)))
 
     @classmethod
     def of(cls, graph: KeepGraph) -> "Prediction":
@@ -131,52 +160,71 @@ def fold_slots(target: np.ndarray, next_dice: np.ndarray, d: int, last: int, per
     return idx
 
 
-def backup(classes: KeepGraph | Prediction, a: np.ndarray, bust: Any = 0.0, b: np.ndarray | None = None,
-           l0: np.ndarray | None = None) -> Any:
+def backup(classes: KeepGraph | Prediction, a: np.ndarray, bust: Any = 0.0) -> np.ndarray:
     r"""The Bellman backup of a roll, written once: the best keep of each roll class, weighted by its chance.
 
     ``Roll[..., n] = sum_c class_prob[c, n] max_{k in c} a[..., k] + bust_prob[n] bust``,
     where `a[..., k]` is the value after keep k (gathered by the caller) and `n`
     the dice rolled (or, for a `Prediction`, the announcement). `bust` broadcasts
-    against ``a[..., 0]``. Affine form (with `b`): keep k is worth ``a + b L``, a
-    bust ``L``; each class's keep is chosen at ``L = l0`` (one per row) and the
-    result is the pair (A, B) of shape (rows, n).
+    against ``a[..., 0]``. The kernel's affine form is `pick_slots` then `roll_pair`.
     """
-    if b is None:
-        return (np.maximum.reduceat(a, classes.class_start, axis=-1) @ classes.class_prob
-                + classes.bust_prob * np.asarray(bust)[..., None])
-    assert l0 is not None, "the affine form chooses each class's keep at l0"
-    if a.ndim == 3:  # seat values: a[row, keep, j] for the seats j after the mover's
-        return _backup_seats(classes, a, b, l0)
-    v = a + b * l0[:, None]
-    best = np.maximum.reduceat(v, classes.class_start, axis=1)
-    chosen_b = np.maximum.reduceat(np.where(v >= best[:, classes.keep_class], b, NEG), classes.class_start, axis=1)
-    chosen_a = best - chosen_b * l0[:, None]
-    return chosen_a @ classes.class_prob, chosen_b @ classes.class_prob + classes.bust_prob
+    return (np.maximum.reduceat(a, classes.class_start, axis=-1) @ classes.class_prob
+            + classes.bust_prob * np.asarray(bust)[..., None])
 
 
 #: Values this close are a tie for the player to move (docs/solver.md, "Ties").
 TIE = 1e-12
 
 
-def _backup_seats(classes: KeepGraph | Prediction, a: np.ndarray, b: np.ndarray,
-                  l0: np.ndarray) -> Pair:
-    """`backup`'s affine form for a vector of seat values ``a[row, keep, j]`` (j = 0: the mover's).
+#: Below this many rows `pick_slots` reduces every class in one call; above, group by group (faster per row).
+FEW_ROWS = 96
 
-    The mover chooses by his own value ``a[..., 0] + b l0``; among keeps within
-    `TIE` of the best, the last of its class (classes list their keeps by points,
-    then dice in hand, ascending): the most points, then the most dice. The other
-    seats' values are those of the chosen keep.
+
+def pick_slots(classes: KeepGraph | Prediction, slot: np.ndarray, v: np.ndarray, tie: float = 0.0) -> np.ndarray:
+    """The state that the keep the mover takes in each roll class leads to: shape (C, rows).
+
+    Keep k leads to state ``slot[k]``, worth ``v[slot[k], row]`` to the mover
+    (states first: a state's values for every row are contiguous). The best is
+    taken; among the keeps within `tie` of it, the last of its class (classes
+    list their keeps by points, then dice in hand, ascending): the most points,
+    then the most dice.
     """
-    v = a[..., 0] + b * l0[:, None]
-    best = np.maximum.reduceat(v, classes.class_start, axis=1)
-    pos = np.broadcast_to(np.arange(v.shape[1]), v.shape)
-    chosen = np.maximum.reduceat(np.where(v >= best[:, classes.keep_class] - TIE, pos, -1), classes.class_start, axis=1)
-    rows = np.arange(len(v))[:, None]
-    r, c, j = len(v), chosen.shape[1], a.shape[2]
-    chosen_a = a[rows, chosen].transpose(0, 2, 1).reshape(r * j, c)  # one matrix product for every seat
-    roll_a = (chosen_a @ classes.class_prob).reshape(r, j, -1).transpose(0, 2, 1)
-    return roll_a, b[rows, chosen] @ classes.class_prob + classes.bust_prob
+    if v.shape[1] < FEW_ROWS:  # few rows: fewer, longer calls (one reduction over every class at once)
+        values = v[slot]
+        best = np.maximum.reduceat(values, classes.class_start, axis=0)[classes.keep_class]
+        near = values >= best - tie if tie else values >= best
+        last = np.maximum.reduceat(near * np.arange(len(slot), dtype=np.int32)[:, None], classes.class_start, axis=0)
+        return slot[last]
+    out = np.empty((len(classes.class_start), v.shape[1]), dtype=np.int64)
+    for chosen, padded in classes.buckets:
+        slots = slot[padded]  # (classes, width)
+        if slots.shape[1] == 1:
+            out[chosen] = slots
+            continue
+        values = v[slots]  # (classes, width, rows)
+        best = values.max(axis=1)
+        if tie:
+            best -= tie
+        last = ((values >= best[:, None]).view(np.int8) * np.arange(slots.shape[1], dtype=np.int8)[:, None]).max(axis=1)
+        out[chosen] = slots.reshape(-1).take(last + slots.shape[1] * np.arange(len(slots))[:, None])
+    return out
+
+
+def roll_pair(classes: KeepGraph | Prediction, slots: np.ndarray, a_flat: np.ndarray, b_flat: np.ndarray) -> Pair:
+    """(A, B) of rolling, shape (n, rows): the value ``A + B L`` affine in the bust value, when each roll
+    class's keep leads to the state `slots[c, row]` of ``a_flat``/``b_flat`` (states, all rows; contiguous)
+    or, with seat values, ``a_flat`` (states, all rows, J) and A (n, rows, J). `slots` covers the first rows."""
+    width = b_flat.shape[1]
+    flat = slots * width + np.arange(slots.shape[1])  # one index per (class, row): a plain take
+    chosen_b = b_flat.reshape(-1).take(flat)
+    to_rolled = classes.class_prob.T
+    roll_b = to_rolled @ chosen_b + classes.bust_prob[:, None]
+    if a_flat.ndim == 3:  # one matrix product for every seat
+        j = a_flat.shape[2]
+        chosen_a = a_flat.reshape(-1, j).take(flat.reshape(-1), axis=0)  # (C * rows, J)
+        c, r = slots.shape
+        return (to_rolled @ chosen_a.reshape(c, r * j)).reshape(-1, r, j), roll_b
+    return to_rolled @ a_flat.reshape(-1).take(flat), roll_b
 
 
 def rolled(plain: np.ndarray, predict: np.ndarray | None) -> np.ndarray:
@@ -286,27 +334,27 @@ class TurnKernel:
         bank_a, bank_b = bank if bank is not None else self.terminal_bank(p)
         if bank is None and (bank_a == won).all():
             return np.full((p, per, d), won), np.zeros((p, per, d))
-        ta = np.zeros((p, per * d + 2))
-        tb = np.zeros((p, per * d + 2))
-        ta[:, self.term_win] = won
-        tb[:, self.term_bust] = 1.0
-        ta[:, : per * d] = won
-        new_a = np.empty((p, per, d))
-        new_b = np.empty((p, per, d))
+        ta = np.zeros((per * d + 2, p))  # states first, rows last (`pick_slots`)
+        tb = np.zeros((per * d + 2, p))
+        ta[self.term_win] = won
+        tb[self.term_bust] = 1.0
+        ta[: per * d] = won
+        new_a = np.empty((per, d, p))
+        new_b = np.empty((per, d, p))
         for _ in range(iterations):
+            v = ta + tb * l0
             for par in range(per):
                 idx = self.term_idx[par]
-                ra, rb = backup(self.graph, ta[:, idx], b=tb[:, idx], l0=l0)
-                take_bank = (bank_a[:, par] + bank_b[:, par] * l0[:, None]) >= ra + rb * l0[:, None]
-                new_a[:, par] = np.where(take_bank, bank_a[:, par], ra)
-                new_b[:, par] = np.where(take_bank, bank_b[:, par], rb)
-            delta = np.abs(new_a.reshape(p, -1) - ta[:, : per * d]).max() + \
-                np.abs(new_b.reshape(p, -1) - tb[:, : per * d]).max()
-            ta[:, : per * d] = new_a.reshape(p, -1)
-            tb[:, : per * d] = new_b.reshape(p, -1)
+                ra, rb = roll_pair(self.graph, pick_slots(self.graph, idx, v), ta, tb)
+                take_bank = (bank_a[:, par].T + bank_b[:, par].T * l0) >= ra + rb * l0
+                new_a[par] = np.where(take_bank, bank_a[:, par].T, ra)
+                new_b[par] = np.where(take_bank, bank_b[:, par].T, rb)
+            delta = np.abs(new_a.reshape(-1, p) - ta[: per * d]).max() + np.abs(new_b.reshape(-1, p) - tb[: per * d]).max()
+            ta[: per * d] = new_a.reshape(-1, p)
+            tb[: per * d] = new_b.reshape(-1, p)
             if delta < 1e-15:
                 break
-        return new_a.copy(), new_b.copy()
+        return new_a.transpose(2, 0, 1).copy(), new_b.transpose(2, 0, 1).copy()
 
     @overload
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable, l0: np.ndarray,
@@ -334,32 +382,35 @@ class TurnKernel:
         tpad = self.tpad_for(tmax)
         size = tpad * d + 2  # the states, then the win and bust slots
         win_slot, bust_slot = size - 2, size - 1
-        a = np.zeros((p, tpad, d) + seats)
-        a0 = a if not seats else a[..., 0]  # the mover's value; the others' are 0 past the cap and at a win
-        b = np.empty((p, tpad, d))
-        # fill padding (terminal) layers: a win for the mover or a bust
-        layers = np.arange(tpad)
-        past = layers[None, :] >= caps[:, None] + (1 if self.exact else 0)  # (P, Tpad)
+        # Every state starts at its value past the cap (a win for the mover, or a bust; the other seats'
+        # values are 0 there and at a win); the layers below each row's cap are then computed. States
+        # first, rows last, so that a layer's gathers take whole rows of states (`pick_slots`).
+        states = tpad * d
+        a_flat = np.zeros((size, p) + seats)
+        b_flat = np.zeros((size, p))
+        a0 = a_flat if not seats else a_flat[..., 0]
         if self.exact:
-            a0[past] = 0.0
-            b[past] = 1.0
+            b_flat[:states] = 1.0
         else:
-            term_a, term_b = self.terminal(scores, l0, term_bank)
-            par = (scores[:, None] + layers[None, :]) % self.period
-            rows = np.broadcast_to(np.arange(p)[:, None], par.shape)
-            a0[past] = term_a[rows[past], par[past]]
-            b[past] = term_b[rows[past], par[past]]
-        a_flat = np.zeros((p, size) + seats)
-        b_flat = np.empty((p, size))
-        a_flat[:, : tpad * d] = a.reshape((p, -1) + seats)
-        b_flat[:, : tpad * d] = b.reshape(p, -1)
-        a_flat[:, win_slot] = 0.0
-        (a_flat[:, win_slot] if not seats else a_flat[:, win_slot, 0])[...] = self.win_value
-        b_flat[:, win_slot] = 0.0
-        a_flat[:, bust_slot], b_flat[:, bust_slot] = 0.0, 1.0
+            term_a, term_b = self.terminal(scores, l0, term_bank)  # (P, period, D)
+            by_layer = (tpad, d, p)
+            if self.period == 1:
+                a0[:states].reshape(by_layer)[...] = term_a[:, 0].T
+                b_flat[:states].reshape(by_layer)[...] = term_b[:, 0].T
+            else:
+                par = (scores[None, :] + np.arange(tpad)[:, None]) % self.period  # (Tpad, P)
+                rows = np.arange(p)
+                a0[:states] = term_a[rows, par].swapaxes(1, 2).reshape(states, p)
+                b_flat[:states] = term_b[rows, par].swapaxes(1, 2).reshape(states, p)
+        a_flat[win_slot] = 0.0
+        (a_flat[win_slot] if not seats else a_flat[win_slot, :, 0])[...] = self.win_value
+        b_flat[win_slot] = 0.0
+        a_flat[bust_slot], b_flat[bust_slot] = 0.0, 1.0
         g = self.graph
         base = g.keep_units * d + (g.keep_next - 1)
         last = tmax if self.exact else tmax - 1
+        tie = TIE if seats else 0.0  # seat values: a tie goes to banking, then to more points and dice
+        v_flat = (a_flat[..., 0] if seats else a_flat) + b_flat * l0  # the mover's value at L = l0
         # number of active rows at each layer (rows sorted by cap descending)
         # reach: layer t is real for caps > t; exact: for caps >= t
         active_at = np.searchsorted(-caps, -np.arange(last + 1), side="right" if self.exact else "left")
@@ -369,32 +420,56 @@ class TurnKernel:
                 continue
             idx = base + t * d
             idx[g.keep_win] = win_slot
-            av, bv = a_flat[:k], b_flat[:k]
-            lk = l0[:k]
-            ra, rb = backup(g, av[:, idx], b=bv[:, idx], l0=lk)
+            vk, lk = v_flat[:, :k], l0[:k]
+            ra, rb = roll_pair(g, pick_slots(g, idx, vk, tie), a_flat, b_flat)  # (D, k[, J]), (D, k)
             if self.prediction is not None:
                 pr = self.prediction
                 pidx = fold_slots(pr.targets(t), pr.keep_next, d, tpad - 1, self.period, self.exact, bust_slot)
                 pidx[pr.keep_win] = win_slot
-                pa, pb = backup(pr, av[:, pidx], b=bv[:, pidx], l0=lk)
-                pv = (pa if not seats else pa[..., 0]) + pb * lk[:, None]
-                j = np.argmax(pv, axis=1)
-                rows_k = np.arange(k)
-                plain = (ra[:, 1] if not seats else ra[:, 1, 0]) + rb[:, 1] * lk
-                better = pv[rows_k, j] > plain + (TIE if seats else 0.0)
-                ra[:, 1] = np.where(better if not seats else better[:, None], pa[rows_k, j], ra[:, 1])
-                rb[:, 1] = np.where(better, pb[rows_k, j], rb[:, 1])
-            ba = bank.a[:k, t]
-            bb = bank.b[:k, t]
-            if seats:  # ties go to banking: a bank within TIE of rolling is taken
-                take_bank = (ba[..., 0] + bb * lk[:, None]) >= (ra[..., 0] + rb * lk[:, None]) - TIE
-            else:
-                take_bank = (ba + bb * lk[:, None]) >= (ra + rb * lk[:, None])
+                pa, pb = roll_pair(pr, pick_slots(pr, pidx, vk, tie), a_flat, b_flat)
+                pv = (pa if not seats else pa[..., 0]) + pb * lk
+                j = np.argmax(pv, axis=0)
+                cols = np.arange(k)
+                plain = (ra[1] if not seats else ra[1, :, 0]) + rb[1] * lk
+                better = pv[j, cols] > plain + tie
+                ra[1] = np.where(better if not seats else better[:, None], pa[j, cols], ra[1])
+                rb[1] = np.where(better, pb[j, cols], rb[1])
+            ba = bank.a[:k, t].swapaxes(0, 1)  # (D, k[, J])
+            bb = bank.b[:k, t].T
+            bank_v = (ba[..., 0] if seats else ba) + bb * lk
+            roll_v = (ra[..., 0] if seats else ra) + rb * lk
+            take_bank = bank_v >= roll_v - tie
             sl = slice(t * d, (t + 1) * d)
-            a_flat[:k, sl] = np.where(take_bank[..., None] if seats else take_bank, ba, ra)
-            b_flat[:k, sl] = np.where(take_bank, bb, rb)
+            a_flat[sl, :k] = np.where(take_bank[..., None] if seats else take_bank, ba, ra)
+            b_flat[sl, :k] = np.where(take_bank, bb, rb)
+            v_flat[sl, :k] = np.where(take_bank, bank_v, roll_v)
         start = (d - 1)
         if keep_table:
-            return (a_flat[:, start], b_flat[:, start],
-                    a_flat[:, : tpad * d].reshape((p, tpad, d) + seats), b_flat[:, : tpad * d].reshape(p, tpad, d))
-        return a_flat[:, start], b_flat[:, start], None, None
+            return (a_flat[start], b_flat[start],
+                    a_flat[:states].swapaxes(0, 1).reshape((p, tpad, d) + seats),
+                    b_flat[:states].T.reshape(p, tpad, d))
+        return a_flat[start], b_flat[start], None, None
+
+    def run_blocks(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable, l0: np.ndarray,
+                   term_bank: Pair | None = None) -> Pair:
+        """`run`'s (A, B) of the turn start, the rows cut into blocks of `BLOCK_ROWS` run on every core.
+
+        Rows are independent within a pass; the blocks follow the cap order, so
+        a block of low caps runs few layers. NumPy releases the GIL in the work
+        that matters, so the blocks run in threads.
+        """
+        p = len(scores)
+        if p <= BLOCK_ROWS:
+            a, b, _, _ = self.run(scores, caps, bank, l0, term_bank=term_bank)
+            return a, b
+        if not _POOL:
+            _POOL.append(ThreadPoolExecutor(max(1, len(os.sched_getaffinity(0)))))
+        cuts = [slice(i, min(i + BLOCK_ROWS, p)) for i in range(0, p, BLOCK_ROWS)]
+
+        def block(rows: slice) -> tuple[np.ndarray, np.ndarray, None, None]:
+            term = None if term_bank is None else (term_bank[0][rows], term_bank[1][rows])
+            return self.run(scores[rows], caps[rows], BankTable(bank.a[rows], bank.b[rows]), l0[rows],
+                            term_bank=term)
+
+        parts = list(_POOL[0].map(block, cuts))
+        return np.concatenate([x[0] for x in parts]), np.concatenate([x[1] for x in parts])

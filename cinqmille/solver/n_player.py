@@ -162,7 +162,7 @@ def solve_level(kernel: TurnKernel, grid: ScoreGrid, level: Level, w: np.ndarray
     for it in range(newton_steps + settle_steps):
         bust = rotate(value[cycle[1, active]])  # L(s) = P V(b, c, a), every seat
         sub = BankTable(bank.a[active], bank.b[active])
-        big_a, big_b[active], _, _ = kernel.run(a[active], caps[active], sub, bust[:, 0].copy())
+        big_a, big_b[active] = kernel.run_blocks(a[active], caps[active], sub, bust[:, 0].copy())
         passes += 1
         full_a[active] = every_seat(big_a) - big_b[active, None] * np.eye(1, n, n - 1)  # last seat: 1 - B - sum
         here[active] = full_a[active] + big_b[active, None] * bust

@@ -263,7 +263,7 @@ def solve_level(model: GameModel, seat: np.ndarray, a: np.ndarray, b: np.ndarray
             break
         sub = BankTable(bank.a[rows], bank.b[rows])
         sub_term = None if term is None else (term[0][rows], term[1][rows])
-        big_a[rows], big_b[rows], _, _ = kernel.run(a[rows], caps[rows], sub, l0[rows], term_bank=sub_term)
+        big_a[rows], big_b[rows] = kernel.run_blocks(a[rows], caps[rows], sub, l0[rows], term_bank=sub_term)
         passes += 1
         here = big_a[rows] + big_b[rows] * l0[rows]
 
