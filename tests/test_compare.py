@@ -30,6 +30,33 @@ def test_compare_ruleset_agrees_with_solver() -> None:
     assert row.optimal_vs_cautious.rate > 0.5 + 3 * row.optimal_vs_cautious.se
 
 
+def test_compare_three_players_reads_the_three_player_solve() -> None:
+    """With three seats every seat's simulated rate lies within 3 SE of the exact three-player solve."""
+    tiny = rules_from_dict({"name": "tiny600", "goal": 600, "opening": 0})
+    row = compare_ruleset(tiny, CompareConfig(("tiny",), games=12_000, thresholds=(100, 200), seed=2, players=3))
+    solved = solve(tiny, "win", players=3).win
+    assert row.players == 3 and row.solved_win == solved and row.solved_first_player_win == solved[0]
+    assert len(row.simulated_win) == 3 and sum(r.rate for r in row.simulated_win) == pytest.approx(1.0)
+    for sim, exact in zip(row.simulated_win, solved):
+        assert abs(sim.rate - exact) < 3 * sim.se
+    assert row.optimal_vs_cautious.games == 3 * (12_000 // 3)  # the optimal player in each of the three seats
+    assert row.optimal_vs_cautious.rate > 1 / 3 + 3 * row.optimal_vs_cautious.se
+
+
+def test_compare_command_three_players(tiny_rules_file) -> None:
+    """`compare --players 3` prints every seat; it refuses the two-player page in one line."""
+    runner = CliRunner()
+    out = runner.invoke(main, ["compare", "--rules", str(tiny_rules_file), "--players", "3", "--games", "600",
+                               "--thresholds", "200"])
+    assert out.exit_code == 0, out.output
+    assert "tiny: every seat solved " in out.output and "copies of X" in out.output
+    data = json.loads(runner.invoke(main, ["compare", "--rules", str(tiny_rules_file), "--players", "3",
+                                           "--games", "600", "--thresholds", "200", "--json"]).output)
+    assert data["players"] == 3 and len(data["rulesets"][0]["solved_win"]) == 3
+    bad = runner.invoke(main, ["compare", "--rules", str(tiny_rules_file), "--players", "3", "--markdown", "x.md"])
+    assert bad.exit_code == 2 and "two-player page" in bad.output and "Traceback" not in bad.output
+
+
 def test_compare_command_writes_figures_and_page(tmp_path, tiny_rules_file) -> None:
     """`compare --plots --markdown --json` writes three PNGs and a page naming its own command and the figures."""
     pytest.importorskip("matplotlib")

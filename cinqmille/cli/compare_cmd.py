@@ -11,6 +11,7 @@ from ..parsing import SEED, WholeNumber, whole
 from .common import emit_json, friendly_errors, json_option, resolve_rules
 from .progress import progress_bar
 from ..research.compare import DEFAULT_THRESHOLDS
+from ..solver.n_player import MAX_PLAYERS
 from .simulate_cmd import MAX_GAMES, backend_options
 
 
@@ -24,6 +25,8 @@ from .simulate_cmd import MAX_GAMES, backend_options
 @click.option("--thresholds", default=",".join(map(str, DEFAULT_THRESHOLDS)), show_default=True, metavar="T1,T2,...",
               help="The threshold:T grid searched for the best threshold player.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed: the same seed gives the same result.")
+@click.option("--players", type=click.IntRange(2, MAX_PLAYERS), default=2, show_default=True,
+              help="Seats at the table: 3 solves each ruleset exactly for three players and plays three seats.")
 @backend_options
 @click.option("--plots", "plots_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write PNG figures of every ruleset, and one of the rulesets side by side, into this directory "
@@ -32,8 +35,9 @@ from .simulate_cmd import MAX_GAMES, backend_options
               help="Write the results page (e.g. docs/variants.md) with the table and the figures.")
 @json_option
 @friendly_errors
-def command(rules_text: str, games: int, referee_games: int, thresholds: str, seed: int, jobs: int, backend: str,
-            scheduler: str | None, plots_dir: Path | None, markdown_path: Path | None, as_json: bool) -> None:
+def command(rules_text: str, games: int, referee_games: int, thresholds: str, seed: int, players: int, jobs: int,
+            backend: str, scheduler: str | None, plots_dir: Path | None, markdown_path: Path | None,
+            as_json: bool) -> None:
     """Compare rulesets: first-player chance (solved, simulated), game length, busts, optimal vs heuristics."""
     from ..research.compare import CompareConfig, compare, terminal_table
 
@@ -52,12 +56,16 @@ def command(rules_text: str, games: int, referee_games: int, thresholds: str, se
         raise CinqmilleError(f"--thresholds: at most 100 thresholds, got {len(grid)}")
     if any(t % 50 for t in grid):
         raise CinqmilleError("--thresholds: every threshold must be a non-negative multiple of 50")
+    if players != 2 and (plots_dir is not None or markdown_path is not None):
+        raise CinqmilleError("--plots and --markdown are the two-player page; its three-player figures come from "
+                             "benchmarks/bench_three_players.py")
     if plots_dir is not None:
         from ..research.plots import _pyplot
 
         _pyplot()  # fail early, with one line, when matplotlib is missing
     config = CompareConfig(tuple(rules_list), games=games, referee_games=referee_games, thresholds=grid,
-                           seed=seed, jobs=jobs, backend=backend, scheduler=scheduler)  # type: ignore[arg-type]
+                           seed=seed, jobs=jobs, backend=backend, scheduler=scheduler,  # type: ignore[arg-type]
+                           players=players)
     with progress_bar(f"Comparing {len(specs)} ruleset{'s' if len(specs) > 1 else ''}") as update:
         rows = compare(config, update)
     figures: list[Path] = []
@@ -84,7 +92,7 @@ def command(rules_text: str, games: int, referee_games: int, thresholds: str, se
 
         write_page(markdown_path, rows, config, figures, three)
     if as_json:
-        emit_json({"games": games, "referee_games": referee_games, "seed": seed,
+        emit_json({"games": games, "referee_games": referee_games, "seed": seed, "players": players,
                    "thresholds": list(grid), "rulesets": [r.as_dict() for r in rows],
                    "figures": [str(f) for f in figures],
                    "markdown": str(markdown_path) if markdown_path else None})

@@ -8,10 +8,16 @@ Per ruleset (`compare_ruleset`):
   outside the solved state, which the simulation then plays in full through
   the referee), the game length in turns, the bust rate, the mean banked turn;
 - optimal against `expected`, against `cautious` and against the best
-  ``threshold:T`` of a small grid: the optimal player's win rate over both seat
-  orders (half of the games each). The best T is the one that does best
+  ``threshold:T`` of a small grid: the optimal player's win rate over every
+  seat (the same number of games in each), the other seats played by copies of
+  the heuristic. The best T is the one that does best
   against optimal on a first, smaller run; it is then played again with a
   fresh seed (no selection bias in the reported rate).
+
+With ``players = 3`` the table has three seats: the solve is the exact
+three-player one (`solve(..., players=3)`), every seat's chance is given
+(`solved_win`, `simulated_win`), and a matchup puts the optimal player in each
+seat in turn against two copies of the other policy.
 
 Every simulation goes through `simulation.simulate` (joblib batches, local or
 Dask), seeded from the comparison's seed, the ruleset and the matchup.
@@ -46,6 +52,7 @@ class CompareConfig:
     jobs: int = 1
     backend: Backend = "loky"
     scheduler: str | None = None
+    players: int = 2  # seats at the table: 2, or 3 with the exact three-player solve
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,10 +115,14 @@ class RulesetComparison:
     optimal_vs_best_threshold: Rate
     threshold_scan: tuple[tuple[int, float], ...]  # (T, optimal's win rate on the scan run)
     seconds: float
+    players: int = 2
+    solved_win: tuple[float, ...] = ()  # every seat's solved chance, first seat first
+    simulated_win: tuple[Rate, ...] = ()  # every seat's simulated rate (optimal players in every seat)
 
     def as_dict(self) -> dict:
         out = asdict(self)
         out["assumptions"] = list(self.assumptions)
+        out["solved_win"] = list(self.solved_win)
         out["threshold_scan"] = {str(t): r for t, r in self.threshold_scan}
         return out
 
@@ -123,18 +134,20 @@ def _seed(base: int, *parts: str) -> int:
 def first_player_win(result) -> float:  # noqa: ANN001 - a SolveResult
     """The solved chance of the first player at the start of the game (also for a table with a seat axis)."""
     values = np.asarray(result.values)
-    if values.ndim == 2:
+    if values.ndim == 2 or result.players > 2:
         return result.first_player_win
     return float(values[(0,) * values.ndim])  # W[seat 0, 0, 0]: the player who opens the round
 
 
 def matchup(rules: Rules, a: str, b: str, games: int, config: CompareConfig, tag: str) -> Rate:
-    """`a`'s win rate against `b`, half of the games in each seat order."""
-    half = max(1, games // 2)
+    """`a`'s win rate against copies of `b` in the other seats, `a` in each seat for an equal share of the games."""
+    n = config.players
+    share = max(1, games // n)
     wins = 0
     total = 0
-    for first, second, seat in ((a, b, 0), (b, a, 1)):
-        res = simulate(SimConfig(rules, (first, second), half, seed=_seed(config.seed, rules.name, tag, first, second),
+    for seat in range(n):
+        seats = tuple(a if i == seat else b for i in range(n))
+        res = simulate(SimConfig(rules, seats, share, seed=_seed(config.seed, rules.name, tag, *seats),
                                  jobs=config.jobs, backend=config.backend, scheduler=config.scheduler))
         wins += res.wins[seat]
         total += res.games
@@ -150,13 +163,15 @@ def compare_ruleset(spec: str | Rules, config: CompareConfig,
     start = time.perf_counter()
     rules = load_rules(spec)
     tick = progress or (lambda f: None)
-    solved = solve(rules, "win")
+    solved = solve(rules, "win", players=config.players)
     tick(0.1)
-    engine = choose_engine(rules, ("optimal", "optimal"))
+    optimal = ("optimal",) * config.players
+    engine = choose_engine(rules, optimal)
     games = config.games if engine == "vectorised" else config.referee_games
-    base = simulate(SimConfig(rules, ("optimal", "optimal"), games, seed=_seed(config.seed, rules.name, "self"),
+    base = simulate(SimConfig(rules, optimal, games, seed=_seed(config.seed, rules.name, "self"),
                               jobs=config.jobs, backend=config.backend, scheduler=config.scheduler))
-    first = Rate(base.win_rate[0], base.std_error[0], base.games)
+    seats = tuple(Rate(r, se, base.games) for r, se in zip(base.win_rate, base.std_error))
+    solved_first = first_player_win(solved)
     tick(0.3)
     vs_expected = matchup(rules, "optimal", "expected", games, config, "expected")
     tick(0.45)
@@ -172,11 +187,12 @@ def compare_ruleset(spec: str | Rules, config: CompareConfig,
     tick(1.0)
     return RulesetComparison(
         rules=rules.name, exact=solved.exact, assumptions=tuple(relaxations(rules)), engine=engine,
-        solved_first_player_win=first_player_win(solved), simulated_first_player_win=first,
+        solved_first_player_win=solved_first, simulated_first_player_win=seats[0],
         mean_turns=base.mean_turns, median_turns=base.median_turns, bust_rate=base.bust_rate,
         mean_banked_turn=base.mean_banked_turn, optimal_vs_expected=vs_expected, optimal_vs_cautious=vs_cautious,
         best_threshold=best, optimal_vs_best_threshold=vs_best, threshold_scan=tuple(scan),
-        seconds=time.perf_counter() - start,
+        seconds=time.perf_counter() - start, players=config.players,
+        solved_win=solved.win if config.players > 2 else (solved_first, 1.0 - solved_first), simulated_win=seats,
     )
 
 
@@ -234,6 +250,14 @@ def terminal_table(rows: Sequence[RulesetComparison]) -> list[str]:
     notes = ["1st: the first player's chance, solved (* of the solver's relaxation) and simulated (optimal vs",
              "optimal); turns: mean/median of both players; vs X: optimal's win rate against X, both seats;",
              "T: the best threshold:T. Rates in %; ±: half the width of the 95% interval (as simulate prints)."]
+    n = max((r.players for r in rows), default=2)
+    if n > 2:
+        notes[1] = f"optimal); turns: mean/median of the {n} players; vs X: optimal's rate against {n - 1} copies of X,"
+        notes[2] = "in every seat; T: the best threshold:T. Rates in %; ±: half the 95% interval (as simulate prints)."
+        seats = [f"{r.rules}: every seat solved " + " / ".join(f"{100 * w:.1f}" for w in r.solved_win)
+                 + "%, simulated " + " / ".join(x.text(1).replace("% ± ", "±") for x in r.simulated_win) + "%"
+                 for r in rows]
+        return lines + seats + notes
     return lines + notes
 
 
@@ -247,6 +271,8 @@ def rows_from_dicts(data: Sequence[dict]) -> list[RulesetComparison]:
             d[key] = Rate(**d[key])
         d["assumptions"] = tuple(d["assumptions"])
         d["threshold_scan"] = tuple((int(t), float(r)) for t, r in d["threshold_scan"].items())
+        d["solved_win"] = tuple(d.get("solved_win", ()))
+        d["simulated_win"] = tuple(Rate(**x) for x in d.get("simulated_win", ()))
         out.append(RulesetComparison(**d))
     return out
 
