@@ -6,8 +6,7 @@ and the batches are combined in batch order. The result therefore depends on
 the seed, the batch size and the engine, never on the number of workers or
 the backend.
 
-Engines: ``vectorised`` (`vectorised.play_batch` for two players,
-`vectorised.play_batch_n` for three to eight: a ruleset that the solver treats
+Engines: ``vectorised`` (`vectorised.play_batch`, two to eight players: a ruleset that the solver treats
 exactly, policies with a vectorised form, and with three players or more a
 three-player solve within the budget) or ``referee``
 (`referee_path.play_batch_referee`: everything else). ``auto`` picks the first
@@ -184,17 +183,15 @@ def run_batch(task: BatchTask) -> BatchStats:
     """Play one batch (in a worker or here)."""
     with _cache_env(task.cache_dir):
         if task.engine == "vectorised":
-            from .vectorised import play_batch, play_batch_n
+            from .vectorised import play_batch
 
             pols = _vector_policies(task.rules, task.players, task.cache_dir)
-            if len(pols) == 2:
-                return play_batch(task.rules, pols, task.games, np.random.default_rng(task.seed))
-            row_of = None
-            if "optimal" in task.players:
+            if len(pols) > 2 and "optimal" in task.players:
                 from ..policies.seats_table import seats_table
 
-                row_of = seats_table(task.rules, complete=True).rows
-            return play_batch_n(task.rules, pols, task.games, np.random.default_rng(task.seed), row_of)
+                return play_batch(task.rules, pols, task.games, np.random.default_rng(task.seed),
+                                  seats_table(task.rules, complete=True).rows, table_seats=3)
+            return play_batch(task.rules, pols, task.games, np.random.default_rng(task.seed))
         from .referee_path import play_batch_referee
 
         return play_batch_referee(task.rules, task.players, task.games, task.seed)
