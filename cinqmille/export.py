@@ -25,7 +25,7 @@ tables for the three-player solve, whose rows name both opponents in playing
 order, `opp` (the next player) and `opp2` (the one after him), instead of
 `opp` and `seat` (the three-player solve has no last round); `win`, `bank` and
 `roll` are the chances of the player to move. The rows of one (me, opp) are one
-kernel pass against every `opp2` (`policies.seats_table.group_rows`, the
+kernel pass against every `opp2` (`n_player.seat_rows`, the
 computation of the advice's rows); the decisions are the same `TurnRows`
 functions. The whole three-player table is as many times the two-player one
 as there are scores (86 under `standard`), so a slice is the practical export
@@ -208,12 +208,11 @@ def policy_rows(result: "SolveResult", mes: list[int], opps: list[int],
 def _triples(result: "SolveResult", me: int, opp: int, opp2s: list[int]) -> tuple[object, np.ndarray]:
     """(block, rows) of the three-player policy: the rows of (me, opp) against each of `opp2s` (points).
 
-    One kernel pass (`policies.seats_table.group_rows`, the computation of the
-    advice's `n_player.seat_rows` for several rows at once).
+    One kernel pass (`n_player.seat_rows`, which the advice and the engine's table read too).
     """
-    from .policies.seats_table import group_rows
+    from .solver.n_player import seat_rows
 
-    block = group_rows(result, me // UNIT, opp // UNIT, np.array(opp2s, dtype=np.int64) // UNIT)
+    block = seat_rows(result, me // UNIT, opp // UNIT, np.array(opp2s, dtype=np.int64) // UNIT)
     return block, np.arange(len(opp2s))
 
 

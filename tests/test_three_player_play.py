@@ -7,7 +7,7 @@ import pytest
 
 from cinqmille.engine import play_game
 from cinqmille.policies.optimal import OptimalPolicy, others_in_order
-from cinqmille.policies.seats_table import SeatsTable, group_rows
+from cinqmille.policies.seats_table import SeatsTable
 from cinqmille.rules import rules_from_dict
 from cinqmille.simulation import SimConfig, simulate
 from cinqmille.simulation.model import roll_model
@@ -29,8 +29,8 @@ def _states(block, r: int, dice: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 @pytest.mark.parametrize("rules_dict", [SMALL, EXACT, {"goal": 300, "opening": 100, "end": "exact", "prediction": True}])
 def test_every_decision_of_the_table_is_the_advice_rows(rules_dict: dict) -> None:
-    """At every row and turn state the table's move, announcement and keep of every roll class are those of the
-    advice's row (`n_player.seat_rows`), and its values agree to 1e-13."""
+    """At every row and turn state the table's move, announcement and keep of every roll class (stored from
+    groups of rows) are those of the advice's row alone (`n_player.seat_rows`), and its values agree to 1e-13."""
     rules = rules_from_dict(rules_dict)
     result = compute(rules, players=3)
     table = SeatsTable.of(result).complete()
@@ -46,7 +46,7 @@ def test_every_decision_of_the_table_is_the_advice_rows(rules_dict: dict) -> Non
     for a in scores:
         for b in scores:
             for c in scores:
-                block = seat_rows(result, a, (b, c))
+                block = seat_rows(result, a, b, np.array([c]))
                 row = table.row(a, b, c)
                 r0, t, m = _states(block, 0, d)
                 rr = np.full(t.shape, row)
@@ -58,18 +58,6 @@ def test_every_decision_of_the_table_is_the_advice_rows(rules_dict: dict) -> Non
                                       table.keep(np.full_like(tt, row), tt, *cand))
                 checked += 1
     assert checked == len(scores) ** 3
-
-
-def test_group_rows_are_the_rows_of_seat_rows() -> None:
-    """`group_rows` computes, for several second opponents at once, the values `seat_rows` gives row by row."""
-    rules = rules_from_dict(SMALL)
-    result = compute(rules, players=3)
-    cs = result.grid.scores[:4]
-    block = group_rows(result, 150 // 50, 200 // 50, cs)
-    for i, c in enumerate(cs):
-        one = seat_rows(result, 150 // 50, (200 // 50, int(c)))
-        r0, t, m = _states(one, 0, rules.dice)
-        assert np.abs(one.value(r0, t, m) - block.value(np.full(t.shape, i), t, m)).max() < 1e-13
 
 
 def test_the_vector_reduction_is_leading() -> None:

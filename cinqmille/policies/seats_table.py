@@ -9,14 +9,13 @@ them from one table:
 
 - a *group* is the rows of one mover score ``a`` and first opponent ``b``
   against `GROUP` consecutive scores ``c`` of the second opponent, computed by
-  the same kernel pass as `seat_rows` (the same bank table, bust value and
-  roll tables, for several rows at once), when first read;
+  `seat_rows` (one kernel pass for the group), when first read;
 - of each group the table keeps, per turn state ``(t, m)``, the state's value
   (`TurnRows.value`, which the keeps are chosen by) and the move that
   `TurnRows.move` chooses there (0 bank, 1 roll, 2 + j announce), and per layer
   the announcement `TurnRows.announcement` chooses: every decision is the
   `TurnRows` block's, stored, not computed again by other code (a test checks
-  each against `seat_rows` on every state of small rulesets);
+  each against the advice's row on every state of small rulesets);
 - the complete table (`complete`) is cached in the solver's cache directory
   (``.npz``, keyed by ruleset and solver version), so that simulation batches
   in other processes read it instead of computing it again.
@@ -41,7 +40,8 @@ import numpy as np
 from ..errors import CinqmilleError
 from ..rules import Rules, content_key
 from ..solver import cache
-from ..solver.kernel import UNIT, rolled
+from ..solver.kernel import UNIT
+from ..solver.n_player import seat_rows
 from ..solver.policy import LazyGroups, TurnRows
 from ..solver.result import SolveResult
 from ..solver.seats import pass_dice
@@ -50,33 +50,6 @@ from ..solver.seats import pass_dice
 #: rulesets solved for three players (larger passes cost less per row).
 GROUP = 128
 TABLE_FORMAT = 1
-
-
-def group_rows(result: SolveResult, a: int, b: int, cs: np.ndarray) -> TurnRows:
-    """The rows of mover `a` against `b` and each of `cs` (units), as one `TurnRows` block (one kernel pass).
-
-    The same computation as `n_player.seat_rows` (which makes one row), for
-    several rows at once.
-    """
-    rules, kernel, grid = result.rules, result.kernel, result.grid
-    w = result.values
-    k = len(cs)
-    mover = np.full(k, a, dtype=np.int64)
-    rest = np.stack([np.full(k, b, dtype=np.int64), np.asarray(cs, dtype=np.int64)], axis=1)
-    caps = grid.cap(mover)
-    n = int(caps[0]) + 2
-    l0 = pass_dice(w[rest[:, 0], rest[:, 1], mover])[:, 0].copy()
-    bank = grid.seat_bank_table(mover, rest, n - 1, w)
-    _, _, ta, tb = kernel.run(mover, caps, bank, l0, keep_table=True)
-    value = ta[:, :n, :, 0] + tb[:, :n] * l0[:, None, None]
-    plain, predict = kernel.roll_tables(value, l0)
-    d = rules.dice
-    choices = () if kernel.prediction is None else tuple(int(c) * UNIT for c in kernel.prediction.choices)
-    offset = np.arange(k, dtype=np.int64) * n
-    bank_v = (bank.a[:, :n, :, 0] + bank.b[:, :n] * l0[:, None, None]).reshape(-1, d)
-    return TurnRows(rules, caps, offset, l0, bank_v, rolled(plain, predict).reshape(-1, d),
-                    None if predict is None else plain[:, :, 1].reshape(-1).copy(),
-                    None if predict is None else predict.reshape(-1, predict.shape[-1]), choices, kernel.period)
 
 
 class SeatsTable(LazyGroups, TurnRows):
@@ -134,7 +107,7 @@ class SeatsTable(LazyGroups, TurnRows):
         pair, chunk = divmod(g, self._chunks)
         ia, ib = divmod(pair, s)
         ic = np.arange(chunk * GROUP, min((chunk + 1) * GROUP, s))
-        block = group_rows(self._source, int(self.scores[ia]), int(self.scores[ib]), self.scores[ic])
+        block = seat_rows(self._source, int(self.scores[ia]), int(self.scores[ib]), self.scores[ic])
         n = int(self.mover_caps[ia]) + 2
         rows = (ia * s + ib) * s + ic
         start = int(self.offset[rows[0]])

@@ -241,27 +241,34 @@ def leading(others: tuple[int, ...], keep: int) -> tuple[int, ...]:
     return tuple(others[i] for i in chosen)
 
 
-def seat_rows(result: "SolveResult", a: int, others: tuple[int, ...]) -> "TurnRows":
-    """One row of the policy: the turn of a mover with banked `a` against `others` (units, playing order).
+def seat_rows(result: "SolveResult", a: int, b: int, cs: np.ndarray) -> "TurnRows":
+    """The policy's rows of a mover with banked `a` against `b` and each of `cs` (units, playing order), as one
+    `TurnRows` block: row i is the turn against ``(b, cs[i])``.
 
     One kernel pass with seat values (`seat_bank_table`, the bust vector
-    ``P V(others..., a)``) gives every turn state; the mover's values make a
-    `TurnRows` block, so that every decision is the policy table's.
+    ``P V(b, c, a)``) gives every turn state; the mover's values make the
+    block, so that every decision (advice, export, the engine's table) is the
+    policy table's.
     """
     from .kernel import rolled
     from .policy import TurnRows
 
     rules, kernel, grid = result.rules, result.kernel, result.grid
     w = result.values
-    mover, rest = np.array([a]), np.array([others])
+    k = len(cs)
+    mover = np.full(k, a, dtype=np.int64)
+    rest = np.stack([np.full(k, b, dtype=np.int64), np.asarray(cs, dtype=np.int64)], axis=1)
     caps = grid.cap(mover)
     n = int(caps[0]) + 2
-    l0 = pass_dice(w[tuple(others) + (a,)])[:1]
+    l0 = pass_dice(w[rest[:, 0], rest[:, 1], mover])[:, 0].copy()
     bank = grid.seat_bank_table(mover, rest, n - 1, w)
     _, _, ta, tb = kernel.run(mover, caps, bank, l0, keep_table=True)
-    value = ta[0, :n, :, 0] + tb[0, :n] * l0[0]
-    plain, predict = kernel.roll_tables(value, float(l0[0]))
+    value = ta[:, :n, :, 0] + tb[:, :n] * l0[:, None, None]
+    plain, predict = kernel.roll_tables(value, l0)
+    d = rules.dice
     choices = () if kernel.prediction is None else tuple(int(c) * 50 for c in kernel.prediction.choices)
-    return TurnRows(rules, caps, np.array([0]), l0, bank.a[0, :n, :, 0] + bank.b[0, :n] * l0[0],
-                    rolled(plain, predict), None if predict is None else plain[:, 1].copy(), predict, choices,
-                    kernel.period)
+    offset = np.arange(k, dtype=np.int64) * n
+    bank_v = (bank.a[:, :n, :, 0] + bank.b[:, :n] * l0[:, None, None]).reshape(-1, d)
+    return TurnRows(rules, caps, offset, l0, bank_v, rolled(plain, predict).reshape(-1, d),
+                    None if predict is None else plain[:, :, 1].reshape(-1).copy(),
+                    None if predict is None else predict.reshape(-1, predict.shape[-1]), choices, kernel.period)

@@ -185,7 +185,7 @@ class SolveResult:
         if key not in cache:
             if len(cache) > 256:
                 cache.clear()
-            cache[key] = seat_rows(self, key[0], key[1:])
+            cache[key] = seat_rows(self, key[0], key[1], np.array(key[2:3]))
         return cache[key], 0
 
     def table_for(self, position: Position) -> TurnTable:
