@@ -177,7 +177,7 @@ TIE = 1e-12
 
 
 #: Below this many rows `pick_slots` reduces every class in one call; above, group by group (faster per row).
-FEW_ROWS = 96
+FEW_ROWS = 32
 
 
 def pick_slots(classes: KeepGraph | Prediction, slot: np.ndarray, v: np.ndarray, tie: float = 0.0) -> np.ndarray:
