@@ -23,7 +23,7 @@ from cinqmille.solver import solve
 
 POSITIONS = (
     ("--me", "2000", "--opp", "3000", "--turn", "300", "--dice", "2"),
-    ("--me", "2000", "--opp", "3000", "--turn", "200", "--roll", "1,5,3,3,2"),
+    ("--me", "2000", "--opp", "3000", "--turn", "700", "--roll", "1,5,3,3,2"),
     ("--me", "2000", "--opp", "3000", "--roll", "2,3,4,6,6"),
 )
 
@@ -54,7 +54,7 @@ def main() -> None:
         advise(result, Position(me, 3000, 300, 2))
         cold.append(time.perf_counter() - start)
         start = time.perf_counter()
-        advise(result, Position(me, 3000, 350, 2))
+        advise(result, Position(me, 3000, 300, 2))
         warm.append(time.perf_counter() - start)
     print(f"  library advise, new score pair: {statistics.median(cold) * 1000:.1f} ms; "
           f"same pair again: {statistics.median(warm) * 1000:.2f} ms")
