@@ -9,7 +9,16 @@ from cinqmille.dice import dice_tables
 from cinqmille.rules import BankRules, Rules, rules_from_dict
 from cinqmille.rules.bank import FAULT, SCORED, UNIT, VOID
 from cinqmille.solver.grid import ScoreGrid
-from cinqmille.solver.kernel import FEW_ROWS, TIE, backup, build_keep_graph, pick_slots, roll_pair
+from cinqmille.solver.kernel import (
+    BLOCK_ROWS,
+    FEW_ROWS,
+    TIE,
+    TurnKernel,
+    backup,
+    build_keep_graph,
+    pick_slots,
+    roll_pair,
+)
 
 HOUSE_LIKE = {"base": "standard", "opening": 700, "min_bank": 250, "final_stretch": {"from": 4000, "cap": True}}
 RULESETS = {
@@ -209,3 +218,24 @@ def test_each_rule_parameter_is_read() -> None:
              ({"hot_dice": "mandatory"}, lambda r: allowed(r, 1000, 300, r.dice))]
     for change, ask in cases:
         assert ask(rules_of({"base": "standard", "opening": 0, **change})) != ask(base), change
+
+
+@pytest.mark.parametrize("spec", [{"base": "standard"}, {"base": "standard", "rule_of_50": True, "end": "exact"}])
+def test_rows_in_blocks_on_threads_equal_one_pass(spec: dict) -> None:
+    """`run_blocks` (rows cut into blocks, run on a thread pool) gives `run`'s turn starts (to rounding)."""
+    rules = rules_of(spec)
+    grid = ScoreGrid.of(rules)
+    kernel = TurnKernel(rules)
+    rng = np.random.default_rng(9)
+    p = 2 * BLOCK_ROWS + 37
+    a = rng.choice(grid.scores, p)
+    b = rng.choice(grid.scores, p)
+    caps = grid.cap(a)
+    order = np.argsort(-caps, kind="stable")
+    a, b, caps = a[order], b[order], caps[order]
+    w = rng.random((grid.goal, grid.goal))
+    bank = grid.bank_table(a, b, int(caps.max()), w)
+    l0 = rng.random(p)
+    one_a, one_b, _, _ = kernel.run(a, caps, bank, l0)
+    blocks_a, blocks_b = kernel.run_blocks(a, caps, bank, l0)
+    assert np.abs(one_a - blocks_a).max() < 1e-14 and np.abs(one_b - blocks_b).max() < 1e-14

@@ -27,6 +27,7 @@ NEG = -np.inf
 #: Rows per block of `TurnKernel.run_blocks`: small enough for a layer's work to stay in cache.
 BLOCK_ROWS = 256
 _POOL: list[ThreadPoolExecutor] = []
+os.register_at_fork(after_in_child=_POOL.clear)  # a forked child has none of its parent's threads
 Pair = tuple[np.ndarray, np.ndarray]  # (A, B) of values affine in the bust value: A + B L
 
 
