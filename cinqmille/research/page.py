@@ -18,6 +18,7 @@ from typing import Any
 
 from ..files import atomic_write
 from ..rules import Rules, load_rules, to_dict
+from ..solver.budget import MAX_STATES
 from .compare import PLUS_MINUS, CompareConfig, RulesetComparison, agreement, table_rows
 
 COMMAND = "cinqmille compare --markdown docs/variants.md --plots docs/figures --jobs 2"
@@ -181,8 +182,10 @@ def three_player_section(rows: Sequence[RulesetComparison], three: dict[str, Any
                 continue
             mark = "" if rec["exact"] else " (not exact)"
             w = rec["win"]
+            raised = rec.get("budget_states", MAX_STATES) > MAX_STATES
             cells.append([name, two, _pct(w[0]) + mark, _pct(w[1]), _pct(w[2]), _pts(w[0] - 1 / 3, 2),
-                          f"{rec['seconds']:,.0f} s (load {rec['load_average']})", f"{rec['states']:,}"])
+                          f"{rec['seconds']:,.0f} s (load {rec['load_average']})",
+                          f"{rec['states']:,}" + (f" (budget raised to {rec['budget_states']:,})" if raised else "")])
             if not rec["exact"]:
                 notes.append((name, rec["assumptions"]))
         out += _table(cells)
