@@ -192,6 +192,9 @@ def pick_slots(classes: KeepGraph | Prediction, slot: np.ndarray, v: np.ndarray,
     """
     if v.shape[1] < FEW_ROWS:  # few rows: fewer, longer calls (one reduction over every class at once)
         values = v[slot]
+        if not tie:  # complex numbers compare by real part, then imaginary: the best, and the last on a tie
+            best_last = np.maximum.reduceat(values + 1j * np.arange(len(slot))[:, None], classes.class_start, axis=0)
+            return slot[best_last.imag.astype(np.int64)]
         best = np.maximum.reduceat(values, classes.class_start, axis=0)[classes.keep_class]
         near = values >= best - tie if tie else values >= best
         last = np.maximum.reduceat(near * np.arange(len(slot), dtype=np.int32)[:, None], classes.class_start, axis=0)
@@ -415,12 +418,13 @@ class TurnKernel:
         # number of active rows at each layer (rows sorted by cap descending)
         # reach: layer t is real for caps > t; exact: for caps >= t
         active_at = np.searchsorted(-caps, -np.arange(last + 1), side="right" if self.exact else "left")
+        layer_slots = base + d * np.arange(max(last + 1, 0))[:, None]  # (layer, keep): the state each keep leads to
+        layer_slots[:, g.keep_win] = win_slot
         for t in range(last, -1, -1):
             k = int(active_at[t])
             if k == 0:
                 continue
-            idx = base + t * d
-            idx[g.keep_win] = win_slot
+            idx = layer_slots[t]
             vk, lk = v_flat[:, :k], l0[:k]
             ra, rb = roll_pair(g, pick_slots(g, idx, vk, tie), a_flat, b_flat)  # (D, k[, J]), (D, k)
             if self.prediction is not None:
@@ -439,7 +443,7 @@ class TurnKernel:
             bb = bank.b[:k, t].T
             bank_v = (ba[..., 0] if seats else ba) + bb * lk
             roll_v = (ra[..., 0] if seats else ra) + rb * lk
-            take_bank = bank_v >= roll_v - tie
+            take_bank = bank_v >= (roll_v - tie if tie else roll_v)
             sl = slice(t * d, (t + 1) * d)
             a_flat[sl, :k] = np.where(take_bank[..., None] if seats else take_bank, ba, ra)
             b_flat[sl, :k] = np.where(take_bank, bb, rb)
