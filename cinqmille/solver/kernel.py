@@ -5,9 +5,12 @@ Values inside a turn are kept *affine in the bust value* `L` of each pair:
 policy chosen at the current estimate `L0`) ends in a bust. The driver uses the
 pair `(A, B)` of the turn start for an exact Newton step on the bust 2-cycle.
 
-State layout, per pair row: a flat vector of `Tpad * D` turn states, state
-`(t, m)` (t turn points in units of 50, m dice in hand, 1..m..D) at index
-`t * D + (m - 1)`, followed by two slots: WIN (value 1) and BUST (value L).
+State layout: a table of `Tpad * D + 2` states by rows (states first, so that
+a layer's gathers take whole rows of states), state `(t, m)` (t turn points in
+units of 50, m dice in hand, 1..m..D) at index `t * D + (m - 1)`, followed by
+two slots: WIN (value 1) and BUST (value L). A layer picks each roll class's
+keep by the mover's value (`pick_slots`) and weighs the chosen keeps
+(`roll_pair`); `TurnKernel.run_blocks` runs blocks of rows on every core.
 """
 
 from __future__ import annotations
