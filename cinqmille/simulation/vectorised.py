@@ -84,17 +84,18 @@ def play_batch(rules: Rules, policies: tuple[VecPolicy, ...], games: int, rng: n
     turns = np.zeros(games, dtype=np.int64)
     order = (np.arange(n_seats)[:, None] + np.arange(1, n_seats)[None, :]) % n_seats  # (seat, j): j-th opponent
 
-    def rows_of(seat_: np.ndarray, sc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def rows_of(seat_: np.ndarray, sc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The new mover's banked score, his policy table's row and the best opponent's score."""
         others = np.take_along_axis(sc, order[seat_], axis=1)
         best = others.max(axis=1)
+        mover = np.take_along_axis(sc, seat_[:, None], axis=1)[:, 0]
         if row_of is None:
-            return np.zeros(len(seat_), dtype=np.int64), best
+            return mover, np.zeros(len(seat_), dtype=np.int64), best
         if n_seats > table_seats:
             others = np.take_along_axis(others, threatening(others, table_seats - 1), axis=1)
-        mover = np.take_along_axis(sc, seat_[:, None], axis=1)[:, 0]
-        return row_of(mover, *others.T), best
+        return mover, row_of(mover, *others.T), best
 
-    pid, best_opp = rows_of(seat, scores)
+    mover, pid, best_opp = rows_of(seat, scores)
     winner = np.full(games, -1, dtype=np.int8)
     length = np.zeros(games, dtype=np.int64)
     seat_turns = np.zeros(n_seats, dtype=np.int64)
@@ -107,14 +108,14 @@ def play_batch(rules: Rules, policies: tuple[VecPolicy, ...], games: int, rng: n
 
     def ask(sel_rows: np.ndarray, question: str, *extra: np.ndarray) -> np.ndarray:
         """The answers of each seat's policy for the games `sel_rows` (one call per distinct policy)."""
-        kinds = seat_of_policy[seat[sel_rows]]
+        kinds = seat_of_policy[seat[sel_rows]] if len(distinct) > 1 else None
         out: np.ndarray | None = None
         for j, pol in enumerate(distinct.values()):
-            sel = np.flatnonzero(kinds == j)
-            if not len(sel):
-                continue
+            sel = np.flatnonzero(kinds == j) if kinds is not None else slice(None)
             rows = sel_rows[sel]
-            a_ = scores[rows, seat[rows]]
+            if not len(rows):
+                continue
+            a_ = mover[rows]
             if question == "keep":
                 ans = pol.keep(pid[rows], a_, t[rows], extra[0][sel])
             else:
@@ -135,7 +136,7 @@ def play_batch(rules: Rules, policies: tuple[VecPolicy, ...], games: int, rng: n
         ended = c < 0
         won = np.zeros(n, dtype=bool)
         k = ask(ok, "keep", c[ok])
-        a_ok = scores[ok, seat[ok]]
+        a_ok = mover[ok]
         t_ok = t[ok] + units[k]
         t[ok] = t_ok
         m[ok] = nxt[k]
@@ -150,11 +151,12 @@ def play_batch(rules: Rules, policies: tuple[VecPolicy, ...], games: int, rng: n
         if len(busted):
             per_seat(seat[busted], seat_busts)
         if len(banked):
-            kind, new, wins = br.outcome(scores[banked, seat[banked]], t[banked])
+            kind, new, wins = br.outcome(mover[banked], t[banked])
             scored = kind == SCORED
             per_seat(seat[banked[scored]], seat_banks)
             per_seat(seat[banked[scored]], seat_points, t[banked[scored]])
             scores[banked, seat[banked]] = new
+            mover[banked] = new
             won[banked[wins]] = True
             ended[banked] = True
         ended |= won
@@ -171,9 +173,9 @@ def play_batch(rules: Rules, policies: tuple[VecPolicy, ...], games: int, rng: n
         seat[go_on] = (seat[go_on] + 1) % n_seats
         t[go_on] = 0
         m[go_on] = d
-        pid[go_on], best_opp[go_on] = rows_of(seat[go_on], scores[go_on])
+        mover[go_on], pid[go_on], best_opp[go_on] = rows_of(seat[go_on], scores[go_on])
         if len(fin):
             keep = np.flatnonzero(~won)
-            gid, scores, seat, t, m, turns, pid, best_opp = (
-                x[keep] for x in (gid, scores, seat, t, m, turns, pid, best_opp))
+            gid, scores, seat, t, m, turns, mover, pid, best_opp = (
+                x[keep] for x in (gid, scores, seat, t, m, turns, mover, pid, best_opp))
     return BatchStats.of(winner, length, seat_turns, seat_busts, seat_banks, seat_points * 50)
