@@ -32,29 +32,16 @@ How it is solved
 ================
 A bank raises the sum of the scores, so turn starts are solved level by level
 in decreasing sum. A bust rotates the scores: ``s -> (b, c, a) -> (c, a, b) ->
-s``, a cycle of three (one when ``a = b = c``) inside a level. For a fixed
-policy a turn is affine in its bust vector: ``V(s) = A(s) + B(s) L(s)``, with
-``B`` the chance the turn ends in a bust (the same for every seat) and ``A``
-the rest (`TurnKernel.run` with seat values). Going round the cycle
-``s_0 = s, s_{j+1} = (b, c, a)`` of ``s_j`` (``n`` steps, ``P^n = I``):
-
-.. math::  V(s_0) = \frac{\sum_{j<n} \big(\prod_{i<j} B(s_i)\big) P^j A(s_j)}{1 - \prod_{i<n} B(s_i)}
-
-the exact fixed point for that policy: a Newton (policy-iteration) step,
-repeated with the policy re-chosen until the Bellman residual of every seat is
-below ``tol`` (1e-12), as for two players. Two players are the case ``n = 2``
-of the same equations (``P V = 1 - W``), solved by `two_player` with its extra
-rules (last round, take-over).
-
-Cycles without a stationary policy (``CHASE``): with three players "each
-mover maximises his own chance" can have no stationary solution on a bust
-cycle (RULES.md section 8): two players' bank-or-roll choices chase each other
-like matching pennies, and the Newton steps never settle. A cycle still above
-``tol`` after 30 Newton steps is settled by averaging the value iteration's
-iterates with step ``1/k`` (fictitious play: it tends to the mixed choice that
-leaves the chasing players indifferent) for 400 more passes; the solve then
-says so (``exact = False``, the cycles named in the assumptions with their
-Bellman residual, the size of the effect).
+s``, a cycle of three (one when ``a = b = c``) inside a level. Each level is
+solved by `level.solve_level`, the one level solver of every table size: for a
+fixed policy a turn is affine in its bust vector, ``V(s) = A(s) + B(s) L(s)``
+(`TurnKernel.run` with seat values), and a Newton step solves the cycle
+exactly; cycles on which the players' choices chase each other (no
+stationary policy, RULES.md section 8, ``CHASE`` in `level`) are averaged, and
+the solve says so (``exact = False``, the cycles named in the assumptions with
+their Bellman residual). Two players are the case ``n = 2`` of the same
+equations (``P V = 1 - W``), whose driver (`two_player`) adds the last round,
+take-over offers and the scoreless-turn counters.
 
 What three players do not have yet: the last round and take-over offers are
 solved as if off, and the history rules as for two players (`relaxations`).
@@ -69,8 +56,9 @@ import numpy as np
 
 from ..rules import Rules
 from .grid import ScoreGrid
-from .kernel import BankTable, TurnKernel
-from .seats import every_seat, pass_dice, rotate
+from .kernel import TurnKernel
+from .level import LevelTurns, solve_level
+from .seats import every_seat, pass_dice
 from .two_player import LevelStats, Progress
 
 if TYPE_CHECKING:
@@ -97,7 +85,7 @@ class Level:
 
     rows: np.ndarray  # (P, n) scores in playing order from the mover, units
     caps: np.ndarray  # (P,)
-    cycle: np.ndarray  # (n, P): row of s_j for each row s_0 (the rotations of its scores)
+    succ: np.ndarray  # (P,) the row a bust leads to: the scores rotated, (a, b, c) -> (b, c, a)
 
 
 def levels(grid: ScoreGrid, players: int) -> list[tuple[int, Level]]:
@@ -113,19 +101,13 @@ def levels(grid: ScoreGrid, players: int) -> list[tuple[int, Level]]:
         order = np.argsort(-caps, kind="stable")
         level, caps = level[order], caps[order]
         code = np.zeros(len(level), dtype=np.int64)
+        key = np.zeros(len(level), dtype=np.int64)
         for j in range(players):
             code = code * g + level[:, j]
+            key = key * g + level[:, (j + 1) % players]
         sort = np.argsort(code)
-        cycle = np.empty((players, len(level)), dtype=np.int64)
-        cycle[0] = np.arange(len(level))
-        shifted = level
-        for j in range(1, players):
-            shifted = np.roll(shifted, -1, axis=1)  # (a, b, c) -> (b, c, a)
-            key = np.zeros(len(level), dtype=np.int64)
-            for i in range(players):
-                key = key * g + shifted[:, i]
-            cycle[j] = sort[np.searchsorted(code, key, sorter=sort)]
-        out.append((int(total), Level(level, caps, cycle)))
+        succ = sort[np.searchsorted(code, key, sorter=sort)]
+        out.append((int(total), Level(level, caps, succ)))
     return out
 
 
@@ -143,51 +125,6 @@ def _guess(grid: ScoreGrid, rows: np.ndarray, w: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(guess), 1.0 / n, guess)
 
 
-def solve_level(kernel: TurnKernel, grid: ScoreGrid, level: Level, w: np.ndarray, tol: float,
-                newton_steps: int = 30, settle_steps: int = 400) -> tuple[np.ndarray, float, int, np.ndarray]:
-    """Full seat vectors (P, n) of one level's turn starts, their residual, the kernel passes made, and the
-    rows of the cycles that did not settle (`CHASE`).
-
-    Only the cycles not yet within `tol` are passed again; a cycle's rows finish together.
-    """
-    rows, caps, cycle = level.rows, level.caps, level.cycle
-    p, n = rows.shape
-    a, others = rows[:, 0], rows[:, 1:]
-    bank = grid.seat_bank_table(a, others, int(caps.max()), w)
-    value = _guess(grid, rows, w)
-    full_a, big_b = np.zeros((p, n)), np.zeros(p)
-    here, res = value.copy(), np.full(p, np.inf)
-    active = np.arange(p)  # sorted, so still by cap descending
-    residual, passes = 0.0, 0
-    for it in range(newton_steps + settle_steps):
-        bust = rotate(value[cycle[1, active]])  # L(s) = P V(b, c, a), every seat
-        sub = BankTable(bank.a[active], bank.b[active])
-        big_a, big_b[active] = kernel.run_blocks(a[active], caps[active], sub, bust[:, 0].copy())
-        passes += 1
-        full_a[active] = every_seat(big_a) - big_b[active, None] * np.eye(1, n, n - 1)  # last seat: 1 - B - sum
-        here[active] = full_a[active] + big_b[active, None] * bust
-        res[active] = np.abs(here[active] - value[active]).max(axis=1)
-        done = np.all(res[cycle] <= tol, axis=0)
-        finished = active[done[active]]
-        if len(finished):
-            residual = max(residual, float(res[finished].max()))
-        active = active[~done[active]]
-        if not len(active):
-            return here, residual, passes, active
-        if it < newton_steps:
-            total = np.zeros((len(active), n))
-            weight = np.ones(len(active))
-            for j in range(n):
-                member = cycle[j, active]
-                total += weight[:, None] * rotate(full_a[member], j)
-                weight = weight * big_b[member]
-            value[active] = total / np.where(weight < 1.0, 1.0 - weight, 1.0)[:, None]
-        else:  # the choices chase each other: average the iterates (step 1 / k), see `CHASE`
-            step = 1.0 / (it - newton_steps + 2)
-            value[active] = value[active] + step * (here[active] - value[active])
-    return value, max(residual, float(res[active].max())), passes, active
-
-
 def solve_players(rules: Rules, players: int = 3, tol: float = 1e-12, progress: Progress | None = None,
                   kernel: TurnKernel | None = None) -> tuple[np.ndarray, LevelStats, np.ndarray]:
     """Turn-start seat values ``W[a, b, c, j]`` (units of 50; j < players - 1; NaN for impossible scores),
@@ -203,11 +140,15 @@ def solve_players(rules: Rules, players: int = 3, tol: float = 1e-12, progress: 
     worst = 0.0
     chasing: list[np.ndarray] = []
     for i, (_, level) in enumerate(todo):
-        values, res, k, unsettled = solve_level(kernel, grid, level, w, tol)
-        w[tuple(level.rows.T)] = values[:, : players - 1]
-        if len(unsettled):
-            chasing.append(level.rows[unsettled])
-        passes += k
+        a, others = level.rows[:, 0], level.rows[:, 1:]
+        turns = LevelTurns(a, level.caps, grid.seat_bank_table(a, others, int(level.caps.max()), w), level.succ,
+                           np.zeros((len(a), players - 1)), _guess(grid, level.rows, w)[:, : players - 1])
+        solved = solve_level(kernel, turns, tol)
+        w[tuple(level.rows.T)] = solved.values
+        if len(solved.unsettled):
+            chasing.append(level.rows[solved.unsettled])
+        passes += solved.passes
+        res = solved.residual
         states += int((level.caps + 1).sum()) * rules.dice
         worst = max(worst, res)
         if progress is not None:

@@ -37,17 +37,15 @@ backward pass over ``t`` (``TurnKernel``). Past a cap (every bank wins under
 A bank moves to a pair with a larger sum ``a + b`` (scores fall only under
 ``zero_turns``, below): pairs are solved level by level in decreasing order of
 their sum. Inside a level, a bust links ``(a, b)`` to its mirror ``(b, a)``
-only. For a fixed policy the turn value is affine in the bust value,
-``W(a,b) = A + B L(a,b)``, with ``B`` the chance the turn ends in a bust; the
-pass returns ``(A, B)`` and the 2-cycle
+only. Each level is solved by `level.solve_level`, the one level solver of
+every table size: for a fixed policy the turn value is affine in the bust
+value, ``W(a,b) = A + B L(a,b)`` (``B`` the chance the turn ends in a bust),
+and a Newton (policy-iteration) step solves the 2-cycle
 
 .. math::  W_p = A_p + B_p (1 - W_q), \qquad W_q = A_q + B_q (1 - W_p)
 
-is solved exactly: ``W_p = (A_p + B_p (1 - A_q - B_q)) / (1 - B_p B_q)``.
-This is a Newton (policy-iteration) step on the piecewise-linear fixed point;
-it is repeated with the policy re-chosen at the new ``L`` until the Bellman
-residual ``|W_p - (A_p + B_p L_p)|`` is below ``tol`` for every pair of the
-level (a plain value-iteration step is taken if Newton stalls).
+exactly, repeated with the policy re-chosen at the new ``L`` until the
+Bellman residual is below ``tol`` for every pair of the level.
 
 Stopping rule: a level is done when its residual is below ``tol`` (default
 1e-12); the residual reported is the largest over all levels. It is the exact
@@ -92,9 +90,8 @@ overshoot, a wrong announcement) moves to ``(z_b, z_a + 1, b, a)``, or, when
 ``max(0, a - points)`` (scores never fall below 0: the referee's reading,
 docs/engine.md). Inside a level a scoreless turn leads to one row of the same
 level: the rows form a functional graph (2-cycles without counters, chains and
-longer cycles with them), and the Newton step solves the linear system
-``W_i = A_i + B_i (1 - W_succ(i))`` of each component exactly (in closed form
-on 2-cycles, by a sparse solve otherwise). A fall leads to a smaller sum,
+longer cycles with them), whose linear system `level.newton_values` solves
+exactly (in closed form on cycles, by a sparse solve otherwise). A fall leads to a smaller sum,
 solved later in the sweep: its value is read as the previous sweep left it,
 and the sweeps are repeated (Gauss-Seidel over the levels) until no
 turn-start value changes by more than ``tol``.
@@ -116,7 +113,8 @@ import numpy as np
 
 from ..rules import Rules
 from .grid import ScoreGrid
-from .kernel import BankTable, TurnKernel
+from .kernel import TurnKernel
+from .level import LevelTurns, solve_level
 from .seats import passed
 from .turns import GameModel, counted
 
@@ -188,126 +186,24 @@ def _guess(grid: ScoreGrid, w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.n
     return np.clip(np.where(np.isnan(guess), 0.5, guess), 0.0, 1.0)
 
 
-def _successors(model: GameModel, seat: np.ndarray, a: np.ndarray, b: np.ndarray
-                ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """For the rows of one level: the row a scoreless turn leads to (-1 when it leaves the level) and where."""
+def level_turns(model: GameModel, seat: np.ndarray, a: np.ndarray, b: np.ndarray, w: np.ndarray) -> LevelTurns:
+    """What `level.solve_level` needs of one level's rows (sorted by cap descending).
+
+    A scoreless turn leads to a row of the same level (`GameModel.bust_next`),
+    or under a counted `zero_turns` fall, out of it: to a smaller sum, whose
+    value is read from `w` as the previous sweep left it.
+    """
+    caps = model.caps(seat, a)
     nxt = model.bust_next(seat, a, b)
     pos = {(int(s), int(x), int(y)): i for i, (s, x, y) in enumerate(zip(seat, a, b))}
     succ = np.array([pos.get((int(k), int(x), int(y)), -1) for k, x, y in zip(*nxt)], dtype=np.int64)
-    return succ, nxt
-
-
-def _linear_step(big_a: np.ndarray, big_b: np.ndarray, succ: np.ndarray, outside: np.ndarray,
-                 rows: np.ndarray) -> np.ndarray:
-    """Solve ``W_i = A_i + B_i L_i`` exactly for the turn values of `rows` (closed under `succ`).
-
-    ``L_i = 1 - W_succ(i)`` inside the level, `outside[i]` where the scoreless turn
-    leaves it. When every row's successor is its mirror (a bust swaps the
-    scores: two players, no counters) the 2-cycles are solved in closed form;
-    otherwise the sparse system ``W_i + B_i W_succ(i) = A_i + B_i`` is solved.
-    """
-    s = succ[rows]
-    inside = s >= 0
-    if inside.all() and np.array_equal(succ[s], rows):
-        qa, qb = big_a[s], big_b[s]
-        denom = 1.0 - big_b[rows] * qb
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return (big_a[rows] + big_b[rows] * (1.0 - qa - qb)) / denom
-    from scipy.sparse import csr_matrix, identity
-    from scipy.sparse.linalg import spsolve
-
-    local = np.full(len(succ), -1, dtype=np.int64)
-    local[rows] = np.arange(len(rows))
-    n = len(rows)
-    matrix = identity(n, format="csr") + csr_matrix((big_b[rows][inside], (np.arange(n)[inside], local[s[inside]])),
-                                                    shape=(n, n))
-    rhs = big_a[rows] + big_b[rows] * np.where(inside, 1.0, outside[rows])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.atleast_1d(spsolve(matrix.tocsc(), rhs))
-
-
-def solve_level(model: GameModel, seat: np.ndarray, a: np.ndarray, b: np.ndarray, w: np.ndarray,
-                tol: float, max_iter: int = 60) -> tuple[np.ndarray, float, int]:
-    """Solve the rows of one level (sorted by cap descending); their turn-start values, residual, passes.
-
-    A scoreless turn leads to a row of the same level (`GameModel.bust_next`), or
-    under a counted `zero_turns` fall, out of it: to a smaller sum, whose value
-    is read from `w` as the previous sweep left it.
-    """
-    kernel, grid = model.kernel, model.grid
-    p = len(a)
-    caps = model.caps(seat, a)
-    succ, nxt = _successors(model, seat, a, b)
-    inside = succ >= 0
-    outside = np.where(inside, 0.0, passed(np.nan_to_num(w[nxt], nan=0.5)))
-    # rows linked by scoreless turns (a component) are solved together and leave together
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
-
-    links = csr_matrix((np.ones(int(inside.sum())), (np.arange(p)[inside], succ[inside])), shape=(p, p))
-    _, component = connected_components(links, directed=True, connection="weak")
-    bank = model.bank(seat, a, b, int(caps.max()), w)
-    term = model.terminal_bank(seat, a, b)
-    l0 = outside.copy()
-    for k in np.unique(nxt[0][inside]):
-        sel = inside & (nxt[0] == k)
-        l0[sel] = passed(_guess(grid, w[int(k)], nxt[1][sel], nxt[2][sel]))
-    big_a, big_b, step = np.zeros(p), np.zeros(p), np.zeros(p)
-    values = np.zeros(p)
-    previous = np.full(p, np.inf)
-    residual = 0.0
-    passes = 0
-    rows = np.arange(p)  # rows still iterating; a component leaves together
-    for it in range(max_iter):
-        if not len(rows):
-            break
-        sub = BankTable(bank.a[rows], bank.b[rows])
-        sub_term = None if term is None else (term[0][rows], term[1][rows])
-        big_a[rows], big_b[rows] = kernel.run_blocks(a[rows], caps[rows], sub, l0[rows], term_bank=sub_term)
-        passes += 1
-        here = big_a[rows] + big_b[rows] * l0[rows]
-
-        def bust_of(values_now: np.ndarray) -> np.ndarray:
-            s = succ[rows]
-            return np.where(s >= 0, passed(values_now[np.maximum(s, 0)]), outside[rows])
-
-        # the Bellman residual: the value L assumed for each successor against its turn value at its L
-        assumed = np.zeros(p)
-        assumed[rows] = here
-        res = np.abs(l0[rows] - bust_of(assumed))
-        worst_in = np.zeros(int(component.max()) + 1)
-        np.maximum.at(worst_in, component[rows], res)
-        res_c = worst_in[component[rows]]  # a component's largest residual
-        linear = _linear_step(big_a, big_b, succ, outside, rows)
-        newton_ok = (it == 0) | ((it < max_iter // 2) & (res_c < previous[rows] * 0.999))
-        safe = newton_ok & np.isfinite(linear)
-        step[rows] = np.where(safe, linear, here)  # else a plain value-iteration step
-        new_l0 = bust_of(step)
-        # Each turn value is convex in its bust value (a max of affine functions), so the
-        # Bellman residual at the new point is at most the change of L: accept the step then.
-        bound = np.abs(new_l0 - l0[rows])
-        by_bound = safe & (bound <= tol)
-        by_res = res <= tol
-        # a component finishes together, on one criterion, so that its values agree
-        all_bound = _all_in(component, rows, by_bound, p)
-        all_res = _all_in(component, rows, by_res, p) & ~all_bound
-        finished = all_bound | all_res
-        values[rows] = np.where(all_bound, step[rows], here)
-        if finished.any():
-            residual = max(residual, float(np.where(all_bound, bound, res)[finished].max()))
-        l0[rows] = np.where(finished, l0[rows], new_l0)
-        previous[rows] = res_c
-        rows = rows[~finished]
-    else:
-        if len(rows):
-            residual = max(residual, float(previous[rows].max()))
-    return values, residual, passes
-
-
-def _all_in(component: np.ndarray, rows: np.ndarray, flag: np.ndarray, p: int) -> np.ndarray:
-    """For each of `rows`: whether `flag` holds for every row of its component."""
-    bad = np.bincount(component[rows], weights=~flag, minlength=int(component.max()) + 1 if p else 0)
-    return bad[component[rows]] == 0
+    outside = np.where(succ >= 0, 0.0, passed(np.nan_to_num(w[nxt], nan=0.5)))
+    guess = np.empty(len(a))
+    for k in np.unique(seat):
+        sel = seat == k
+        guess[sel] = _guess(model.grid, w[int(k)], a[sel], b[sel])
+    return LevelTurns(a, caps, model.bank(seat, a, b, int(caps.max()), w), succ, outside[:, None], guess[:, None],
+                      model.terminal_bank(seat, a, b))
 
 
 def solve_game(rules: Rules, tol: float = 1e-12, progress: Progress | None = None,
@@ -334,7 +230,8 @@ def solve_game(rules: Rules, tol: float = 1e-12, progress: Progress | None = Non
             seat, a, b = level_rows(model, total)
             if not len(a):
                 continue
-            values, res, n = solve_level(model, seat, a, b, w, tol)
+            solved = solve_level(model.kernel, level_turns(model, seat, a, b, w), tol)
+            values, res, n = solved.values[:, 0], solved.residual, solved.passes
             w[seat, a, b] = values
             model.record_offers(seat, a, b, model.caps(seat, a), values, w)
             levels += 1

@@ -1,0 +1,206 @@
+r"""One level of turn starts solved: the fixed point of the turns linked by scoreless turns.
+
+A level is the turn starts of one sum of scores (and of one sweep under
+``zero_turns``); a bank leaves it for a larger sum, already solved. A
+scoreless turn (a bust, a fault, an overshoot, a wrong announcement) of row
+``i`` leads to row ``succ(i)`` of the same level, or out of it (a fall under
+``zero_turns``, whose value ``outside`` is known). Values are stored per seat,
+the first ``k = n - 1`` seats in playing order from the mover (`seats`), and
+``pass_dice`` turns the next mover's values into the passer's:
+``L_i = pass_dice(V_succ(i))``.
+
+For a fixed policy a turn is affine in its bust vector (`TurnKernel.run`):
+``V_i = A_i + B_i L_i``. The Newton (policy-iteration) step solves this linear
+system exactly for the policy chosen at the current ``L``:
+
+* on cycles (every row returns to itself after ``n`` scoreless turns: a bust
+  rotates the scores), going round the cycle ``s_0 = i, s_{j+1} = succ(s_j)``
+  with ``R`` the rotation of full seat vectors (``R^n = I``):
+
+  .. math::  V(s_0) = \frac{\sum_{j<n} \big(\prod_{l<j} B(s_l)\big) R^j A(s_j)}{1 - \prod_{l<n} B(s_l)}
+
+  (two players: ``W_p = (A_p + B_p (1 - A_q - B_q)) / (1 - B_p B_q)``);
+* otherwise (chains of scoreless-turn counters) as one sparse system
+  ``V_i - B_i M V_succ(i) = A_i + B_i e_0`` with ``pass_dice(v) = e_0 + M v``.
+
+The step is repeated with the policy re-chosen at the new ``L`` until the
+Bellman residual ``max |A_i + B_i L_i - V_i|`` of every seat is below ``tol``
+for every row of a component (rows linked by scoreless turns finish
+together). When Newton stops improving the residual a plain value-iteration
+step is taken. For two players a turn's value is convex in its bust value, so
+the residual after a Newton step is at most the change of ``L``: a component
+whose ``L`` moved by less than ``tol`` is accepted without another pass.
+
+Cycles without a stationary policy (``CHASE``): with three players "each
+mover maximises his own chance" can have no stationary solution on a bust
+cycle (RULES.md section 8): two players' bank-or-roll choices chase each other
+like matching pennies, and the Newton steps never settle. A cycle still above
+``tol`` after `NEWTON_STEPS` is settled by averaging the value iteration's
+iterates with step ``1/k`` (fictitious play: it tends to the mixed choice that
+leaves the chasing players indifferent) for `SETTLE_STEPS` more passes; its
+rows are returned as unsettled so that the solve can say so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .kernel import BankTable, Pair, TurnKernel
+from .seats import every_seat, pass_dice, rotate
+
+#: Newton steps before a cycle that does not settle is averaged (`CHASE`).
+NEWTON_STEPS = 30
+#: Averaged value-iteration passes after `NEWTON_STEPS` for cycles that chase (two players: plain passes).
+SETTLE_STEPS = 400
+
+
+@dataclass(frozen=True, slots=True)
+class LevelTurns:
+    """What the kernel needs of one level's rows, sorted by cap descending."""
+
+    a: np.ndarray  # (P,) the mover's banked score, units
+    caps: np.ndarray  # (P,) first turn total from which a row's states are terminal
+    bank: BankTable  # bank values at every (row, t, m)
+    succ: np.ndarray  # (P,) the row a scoreless turn leads to, -1 when it leaves the level
+    outside: np.ndarray  # (P, k) the bust vector of rows whose scoreless turn leaves the level
+    guess: np.ndarray  # (P, k) a starting estimate of the turn-start values
+    term_bank: Pair | None = None  # (A, B) of banking past the cap per row (`TurnKernel.terminal`)
+
+
+@dataclass(frozen=True, slots=True)
+class LevelSolution:
+    """The turn-start values of a level's rows, their Bellman residual, the passes made, the rows that chase."""
+
+    values: np.ndarray  # (P, k) stored seats, the mover first
+    residual: float
+    passes: int
+    unsettled: np.ndarray  # rows of cycles without a stationary policy (`CHASE`)
+
+
+def components(succ: np.ndarray) -> np.ndarray:
+    """The component of every row: rows linked by scoreless turns share one."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    p = len(succ)
+    inside = succ >= 0
+    links = csr_matrix((np.ones(int(inside.sum())), (np.arange(p)[inside], succ[inside])), shape=(p, p))
+    return connected_components(links, directed=True, connection="weak")[1]
+
+
+def newton_values(full_a: np.ndarray, big_b: np.ndarray, succ: np.ndarray, outside: np.ndarray,
+                  rows: np.ndarray) -> np.ndarray:
+    """Stored seat values (len(rows), k) solving ``V_i = A_i + B_i L_i`` exactly for `rows` (closed under `succ`).
+
+    `full_a` holds every seat (the last is ``1 - B - sum``), so that the cycle
+    formula can rotate it; rows whose scoreless turn leaves the level take
+    their bust vector from `outside`.
+    """
+    n = full_a.shape[1]
+    s = succ[rows]
+    walk = [rows]
+    for _ in range(n):
+        walk.append(np.where(walk[-1] >= 0, succ[np.maximum(walk[-1], 0)], -1))
+    if (s >= 0).all() and np.array_equal(walk[n], rows):  # cycles: the closed form
+        total = np.zeros((len(rows), n))
+        weight = np.ones(len(rows))
+        for j in range(n):
+            member = walk[j]
+            total += weight[:, None] * rotate(full_a[member], j)
+            weight = weight * big_b[member]
+        return (total / np.where(weight < 1.0, 1.0 - weight, 1.0)[:, None])[:, : n - 1]
+    from scipy.sparse import coo_matrix, identity
+    from scipy.sparse.linalg import spsolve
+
+    k = n - 1
+    local = np.full(len(succ), -1, dtype=np.int64)
+    local[rows] = np.arange(len(rows))
+    m = len(rows)
+    inside = s >= 0
+    # pass_dice(v) = e_0 + M v: (M v)_0 = -sum(v), (M v)_j = v_(j-1)
+    lin = np.zeros((k, k))
+    lin[0] = -1.0
+    lin[np.arange(1, k), np.arange(k - 1)] = 1.0
+    r, c = np.nonzero(lin)
+    i = np.nonzero(inside)[0]
+    entries = -(big_b[rows][i][:, None] * lin[r, c][None, :])
+    matrix = identity(m * k, format="csr") + coo_matrix(
+        (entries.ravel(), ((i[:, None] * k + r).ravel(), (local[s[i]][:, None] * k + c).ravel())),
+        shape=(m * k, m * k)).tocsr()
+    bust = np.where(inside[:, None], np.eye(1, k), outside[rows])
+    rhs = full_a[rows, :k] + big_b[rows][:, None] * bust
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.atleast_1d(spsolve(matrix.tocsc(), rhs.ravel())).reshape(m, k)
+
+
+def _all_in(component: np.ndarray, rows: np.ndarray, flag: np.ndarray) -> np.ndarray:
+    """For each of `rows`: whether `flag` holds for every row of its component."""
+    bad = np.bincount(component[rows], weights=~flag, minlength=int(component.max()) + 1)
+    return bad[component[rows]] == 0
+
+
+def solve_level(kernel: TurnKernel, level: LevelTurns, tol: float) -> LevelSolution:
+    """The fixed point of one level: Newton steps, value iteration where they stall, averaging where cycles chase.
+
+    Only the components not yet within `tol` are passed again; a component's
+    rows finish together, on one criterion, so that their values agree.
+    """
+    a, caps, bank, succ, outside = level.a, level.caps, level.bank, level.succ, level.outside
+    p, k = level.guess.shape
+    n = k + 1
+    if not p:
+        return LevelSolution(level.guess.copy(), 0.0, 0, np.zeros(0, dtype=np.int64))
+    component = components(succ)
+    value = level.guess.astype(float, copy=True)
+    full_a, big_b, here = np.zeros((p, n)), np.zeros(p), np.zeros((p, k))
+    previous = np.full(p, np.inf)
+    residual, passes = 0.0, 0
+    active = np.arange(p)  # sorted, so still by cap descending
+
+    def bust_of(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        s = succ[rows]
+        return np.where((s >= 0)[:, None], pass_dice(values[np.maximum(s, 0)]), outside[rows])
+
+    for it in range(NEWTON_STEPS + SETTLE_STEPS):
+        bust = bust_of(value, active)
+        sub = BankTable(bank.a[active], bank.b[active])
+        term = None if level.term_bank is None else (level.term_bank[0][active], level.term_bank[1][active])
+        big_a, big_b[active] = kernel.run_blocks(a[active], caps[active], sub, bust[:, 0].copy(), term_bank=term)
+        passes += 1
+        full_a[active] = every_seat(big_a.reshape(len(active), k)) - big_b[active, None] * np.eye(1, n, k)
+        here[active] = full_a[active, :k] + big_b[active, None] * bust
+        res = np.abs(here[active] - value[active]).max(axis=1)
+        worst = np.zeros(int(component.max()) + 1)
+        np.maximum.at(worst, component[active], res)
+        res_c = worst[component[active]]  # a component's largest residual
+        if it < NEWTON_STEPS:
+            improving = (it == 0) | (res_c < previous[active] * 0.999)
+            linear = newton_values(full_a, big_b, succ, outside, active)
+            safe = improving & np.isfinite(linear).all(axis=1)
+            step = np.where(safe[:, None], linear, here[active])  # else a plain value-iteration step
+        elif k == 1:
+            safe = np.zeros(len(active), dtype=bool)
+            step = here[active]
+        else:  # the choices chase each other: average the iterates (step 1 / k), see `CHASE`
+            safe = np.zeros(len(active), dtype=bool)
+            step = value[active] + (here[active] - value[active]) / (it - NEWTON_STEPS + 2)
+        measured = res
+        by_bound = np.zeros(len(active), dtype=bool)
+        if k == 1:  # convex in L: the residual after the step is at most the change of L
+            trial = value.copy()
+            trial[active] = step
+            bound = np.abs(bust_of(trial, active) - bust)[:, 0]
+            by_bound = _all_in(component, active, safe & (bound <= tol))
+            measured = np.where(by_bound, bound, res)
+        by_res = _all_in(component, active, res <= tol) & ~by_bound
+        finished = by_res | by_bound
+        if finished.any():
+            residual = max(residual, float(measured[finished].max()))
+        value[active] = np.where(by_res[:, None], here[active], step)
+        previous[active] = res_c
+        active = active[~finished]
+        if not len(active):
+            return LevelSolution(value, residual, passes, active)
+    return LevelSolution(value, max(residual, float(previous[active].max())), passes, active)
