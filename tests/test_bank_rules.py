@@ -187,7 +187,8 @@ def test_affine_backup_equals_the_plain_one_at_its_bust_value(rows: int) -> None
     keeps = len(g.keep_units)
     a, b = rng.random((keeps, rows)), rng.random((keeps, rows))  # state k: after keep k
     l0 = rng.random(rows)
-    big_a, big_b = roll_pair(g, pick_slots(g, np.arange(keeps), a + b * l0), a, b)
+    rolled_ab = roll_pair(g, pick_slots(g, np.arange(keeps), a + b * l0), np.stack([a, b], axis=-1))
+    big_a, big_b = rolled_ab[..., 0], rolled_ab[..., 1]
     plain = backup(g, (a + b * l0).T, bust=l0)
     assert np.allclose((big_a + big_b * l0).T, plain, atol=1e-12)
     assert np.all(big_b >= g.bust_prob[:, None] - 1e-12)  # a bust alone weighs bust_prob on L

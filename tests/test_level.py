@@ -57,3 +57,25 @@ def test_chains_and_falls_equal_dense_solve(n: int) -> None:
     got = newton_values(full_a, big_b, succ, outside, np.arange(p))
     want = dense_fixed_point(full_a, big_b, succ, outside)
     np.testing.assert_allclose(got, want[:, : n - 1], atol=1e-14)
+
+
+def test_bust_cycles_are_their_own_components() -> None:
+    """Rows that return to themselves after n scoreless turns form one component per cycle, as a graph search says."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    from cinqmille.solver.level import components
+
+    rng = np.random.default_rng(4)
+    rows = rng.permutation(12).reshape(4, 3)  # four 3-cycles, rows in random places
+    succ = np.empty(12, dtype=np.int64)
+    succ[rows.reshape(-1)] = np.roll(rows, -1, axis=1).reshape(-1)
+    got = components(succ, 3)
+    want = connected_components(csr_matrix((np.ones(12), (np.arange(12), succ)), shape=(12, 12)),
+                                directed=True, connection="weak")[1]
+    same_got = got[:, None] == got[None, :]
+    assert (same_got == (want[:, None] == want[None, :])).all()
+    chained = succ.copy()
+    chained[rows[0, 0]] = rows[1, 0]  # no longer cycles: the graph search decides
+    got = components(chained, 3)
+    assert len(set(got[rows[0]]) | set(got[rows[1]])) == 1

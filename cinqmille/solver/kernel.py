@@ -3,12 +3,14 @@
 Values inside a turn are kept *affine in the bust value* `L` of each pair:
 `value = A + B * L`, where `B` is the probability that the turn (played with the
 policy chosen at the current estimate `L0`) ends in a bust. The driver uses the
-pair `(A, B)` of the turn start for an exact Newton step on the bust 2-cycle.
+pair `(A, B)` of the turn start for an exact Newton step on the bust cycle
+(`level`).
 
-State layout: a table of `Tpad * D + 2` states by rows (states first, so that
-a layer's gathers take whole rows of states), state `(t, m)` (t turn points in
-units of 50, m dice in hand, 1..m..D) at index `t * D + (m - 1)`, followed by
-two slots: WIN (value 1) and BUST (value L). A layer picks each roll class's
+State layout: a table of `Tpad * D + 2` states by rows by `J + 1` columns
+(states first, so that a layer's gathers take whole rows of states; per state
+and row the stored seats' A, ``J = 1`` for two players, then B), state
+`(t, m)` (t turn points in units of 50, m dice in hand, 1..m..D) at index
+`t * D + (m - 1)`, followed by two slots: WIN (value 1) and BUST (value L). A layer picks each roll class's
 keep by the mover's value (`pick_slots`) and weighs the chosen keeps
 (`roll_pair`); `TurnKernel.run_blocks` runs blocks of rows on every core.
 """
@@ -181,7 +183,7 @@ TIE = 1e-12
 
 
 #: Below this many rows `pick_slots` reduces every class in one call; above, group by group (faster per row).
-FEW_ROWS = 32
+FEW_ROWS = 48
 
 
 def pick_slots(classes: KeepGraph | Prediction, slot: np.ndarray, v: np.ndarray, tie: float = 0.0) -> np.ndarray:
@@ -194,10 +196,13 @@ def pick_slots(classes: KeepGraph | Prediction, slot: np.ndarray, v: np.ndarray,
     then the most dice.
     """
     if v.shape[1] < FEW_ROWS:  # few rows: fewer, longer calls (one reduction over every class at once)
-        values = v[slot]
         if not tie:  # complex numbers compare by real part, then imaginary: the best, and the last on a tie
-            best_last = np.maximum.reduceat(values + 1j * np.arange(len(slot))[:, None], classes.class_start, axis=0)
-            return slot[best_last.imag.astype(np.int64)]
+            keyed = np.empty((len(slot), v.shape[1]), dtype=complex)
+            keyed.real = v.take(slot, axis=0)
+            keyed.imag = np.arange(len(slot))[:, None]
+            best_last = np.maximum.reduceat(keyed, classes.class_start, axis=0)
+            return slot.take(best_last.imag.astype(np.int64))
+        values = v[slot]
         near = values >= np.maximum.reduceat(values, classes.class_start, axis=0)[classes.keep_class] - tie
         last = np.maximum.reduceat(near * np.arange(len(slot), dtype=np.int32)[:, None], classes.class_start, axis=0)
         return slot[last]
@@ -216,21 +221,18 @@ def pick_slots(classes: KeepGraph | Prediction, slot: np.ndarray, v: np.ndarray,
     return out
 
 
-def roll_pair(classes: KeepGraph | Prediction, slots: np.ndarray, a_flat: np.ndarray, b_flat: np.ndarray) -> Pair:
-    """(A, B) of rolling, shape (n, rows): the value ``A + B L`` affine in the bust value, when each roll
-    class's keep leads to the state `slots[c, row]` of ``a_flat``/``b_flat`` (states, all rows; contiguous)
-    or, with seat values, ``a_flat`` (states, all rows, J) and A (n, rows, J). `slots` covers the first rows."""
-    width = b_flat.shape[1]
-    flat = slots * width + np.arange(slots.shape[1])  # one index per (class, row): a plain take
-    chosen_b = b_flat.reshape(-1).take(flat)
-    to_rolled = classes.class_prob.T
-    roll_b = to_rolled @ chosen_b + classes.bust_prob[:, None]
-    if a_flat.ndim == 3:  # one matrix product for every seat
-        j = a_flat.shape[2]
-        chosen_a = a_flat.reshape(-1, j).take(flat.reshape(-1), axis=0)  # (C * rows, J)
-        c, r = slots.shape
-        return (to_rolled @ chosen_a.reshape(c, r * j)).reshape(-1, r, j), roll_b
-    return to_rolled @ a_flat.reshape(-1).take(flat), roll_b
+def roll_pair(classes: KeepGraph | Prediction, slots: np.ndarray, ab: np.ndarray) -> np.ndarray:
+    """(A, B) of rolling, shape (n, rows, J + 1): the value ``A + B L`` affine in the bust value, when each roll
+    class's keep leads to the state `slots[c, row]` of `ab` (states, all rows, J + 1): the stored seats' A,
+    then B in the last column. One take and one matrix product for every column; `slots` covers the first
+    rows."""
+    width, cols = ab.shape[1], ab.shape[2]
+    flat = slots * width + np.arange(slots.shape[1])  # one index per (class, row): rows of `cols` values
+    chosen = ab.reshape(-1, cols).take(flat.reshape(-1), axis=0)  # (C * rows, cols)
+    c, r = slots.shape
+    out = (classes.class_prob.T @ chosen.reshape(c, r * cols)).reshape(-1, r, cols)
+    out[..., -1] += classes.bust_prob[:, None]
+    return out
 
 
 def rolled(plain: np.ndarray, predict: np.ndarray | None) -> np.ndarray:
@@ -340,27 +342,24 @@ class TurnKernel:
         bank_a, bank_b = bank if bank is not None else self.terminal_bank(p)
         if bank is None and (bank_a == won).all():
             return np.full((p, per, d), won), np.zeros((p, per, d))
-        ta = np.zeros((per * d + 2, p))  # states first, rows last (`pick_slots`)
-        tb = np.zeros((per * d + 2, p))
-        ta[self.term_win] = won
-        tb[self.term_bust] = 1.0
-        ta[: per * d] = won
-        new_a = np.empty((per, d, p))
-        new_b = np.empty((per, d, p))
+        tab = np.zeros((per * d + 2, p, 2))  # states first, rows last (`pick_slots`); A, then B
+        tab[self.term_win, :, 0] = won
+        tab[self.term_bust, :, 1] = 1.0
+        tab[: per * d, :, 0] = won
+        new = np.empty((per, d, p, 2))
         for _ in range(iterations):
-            v = ta + tb * l0
+            v = tab[..., 0] + tab[..., 1] * l0
             for par in range(per):
                 idx = self.term_idx[par]
-                ra, rb = roll_pair(self.graph, pick_slots(self.graph, idx, v), ta, tb)
-                take_bank = (bank_a[:, par].T + bank_b[:, par].T * l0) >= ra + rb * l0
-                new_a[par] = np.where(take_bank, bank_a[:, par].T, ra)
-                new_b[par] = np.where(take_bank, bank_b[:, par].T, rb)
-            delta = np.abs(new_a.reshape(-1, p) - ta[: per * d]).max() + np.abs(new_b.reshape(-1, p) - tb[: per * d]).max()
-            ta[: per * d] = new_a.reshape(-1, p)
-            tb[: per * d] = new_b.reshape(-1, p)
+                r = roll_pair(self.graph, pick_slots(self.graph, idx, v), tab)
+                take_bank = (bank_a[:, par].T + bank_b[:, par].T * l0) >= r[..., 0] + r[..., 1] * l0
+                new[par, ..., 0] = np.where(take_bank, bank_a[:, par].T, r[..., 0])
+                new[par, ..., 1] = np.where(take_bank, bank_b[:, par].T, r[..., 1])
+            delta = np.abs(new.reshape(-1, p, 2) - tab[: per * d]).max(axis=(0, 1)).sum()
+            tab[: per * d] = new.reshape(-1, p, 2)
             if delta < 1e-15:
                 break
-        return new_a.transpose(2, 0, 1).copy(), new_b.transpose(2, 0, 1).copy()
+        return new[..., 0].transpose(2, 0, 1).copy(), new[..., 1].transpose(2, 0, 1).copy()
 
     @overload
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable, l0: np.ndarray,
@@ -384,39 +383,43 @@ class TurnKernel:
         d = self.d
         p = len(scores)
         seats = bank.a.shape[3:]  # () for the mover's value alone, (J,) for a vector of seat values
+        j = seats[0] if seats else 1
         tmax = int(caps.max()) if p else 0
         tpad = self.tpad_for(tmax)
         size = tpad * d + 2  # the states, then the win and bust slots
         win_slot, bust_slot = size - 2, size - 1
         # Every state starts at its value past the cap (a win for the mover, or a bust; the other seats'
         # values are 0 there and at a win); the layers below each row's cap are then computed. States
-        # first, rows last, so that a layer's gathers take whole rows of states (`pick_slots`).
+        # first, rows last, so that a layer's gathers take whole rows of states (`pick_slots`); per state
+        # and row, the stored seats' A, then B (`roll_pair`).
         states = tpad * d
-        a_flat = np.zeros((size, p) + seats)
-        b_flat = np.zeros((size, p))
-        a0 = a_flat if not seats else a_flat[..., 0]
+        ab = np.zeros((size, p, j + 1))
         if self.exact:
-            b_flat[:states] = 1.0
+            ab[:states, :, j] = 1.0
         else:
             term_a, term_b = self.terminal(scores, l0, term_bank)  # (P, period, D)
             by_layer = (tpad, d, p)
             if self.period == 1:
-                a0[:states].reshape(by_layer)[...] = term_a[:, 0].T
-                b_flat[:states].reshape(by_layer)[...] = term_b[:, 0].T
+                ab[:states, :, 0].reshape(by_layer)[...] = term_a[:, 0].T
+                ab[:states, :, j].reshape(by_layer)[...] = term_b[:, 0].T
             else:
                 par = (scores[None, :] + np.arange(tpad)[:, None]) % self.period  # (Tpad, P)
                 rows = np.arange(p)
-                a0[:states] = term_a[rows, par].swapaxes(1, 2).reshape(states, p)
-                b_flat[:states] = term_b[rows, par].swapaxes(1, 2).reshape(states, p)
-        a_flat[win_slot] = 0.0
-        (a_flat[win_slot] if not seats else a_flat[win_slot, :, 0])[...] = self.win_value
-        b_flat[win_slot] = 0.0
-        a_flat[bust_slot], b_flat[bust_slot] = 0.0, 1.0
+                ab[:states, :, 0] = term_a[rows, par].swapaxes(1, 2).reshape(states, p)
+                ab[:states, :, j] = term_b[rows, par].swapaxes(1, 2).reshape(states, p)
+        ab[win_slot, :, 0] = self.win_value
+        ab[bust_slot, :, j] = 1.0
+        # the bank's (A, B) layer by layer, rows last, and its value to the mover at L = l0
+        layers = bank.a.shape[1]
+        bank_ab = np.empty((layers, d, p, j + 1))
+        bank_ab[..., :j] = bank.a.reshape(p, layers, d, j).transpose(1, 2, 0, 3)
+        bank_ab[..., j] = bank.b.transpose(1, 2, 0)
+        bank_v = bank_ab[..., 0] + bank_ab[..., j] * l0
         g = self.graph
         base = g.keep_units * d + (g.keep_next - 1)
         last = tmax if self.exact else tmax - 1
         tie = TIE if seats else 0.0  # seat values: a tie goes to banking, then to more points and dice
-        v_flat = (a_flat[..., 0] if seats else a_flat) + b_flat * l0  # the mover's value at L = l0
+        v_flat = ab[..., 0] + ab[..., j] * l0  # the mover's value at L = l0
         # number of active rows at each layer (rows sorted by cap descending)
         # reach: layer t is real for caps > t; exact: for caps >= t
         active_at = np.searchsorted(-caps, -np.arange(last + 1), side="right" if self.exact else "left")
@@ -426,36 +429,31 @@ class TurnKernel:
             k = int(active_at[t])
             if k == 0:
                 continue
-            idx = layer_slots[t]
             vk, lk = v_flat[:, :k], l0[:k]
-            ra, rb = roll_pair(g, pick_slots(g, idx, vk, tie), a_flat, b_flat)  # (D, k[, J]), (D, k)
+            r = roll_pair(g, pick_slots(g, layer_slots[t], vk, tie), ab)  # (D, k, J + 1)
+            roll_v = r[..., 0] + r[..., j] * lk
             if self.prediction is not None:
                 pr = self.prediction
                 pidx = fold_slots(pr.targets(t), pr.keep_next, d, tpad - 1, self.period, self.exact, bust_slot)
                 pidx[pr.keep_win] = win_slot
-                pa, pb = roll_pair(pr, pick_slots(pr, pidx, vk, tie), a_flat, b_flat)
-                pv = (pa if not seats else pa[..., 0]) + pb * lk
-                j = np.argmax(pv, axis=0)
+                pr_ab = roll_pair(pr, pick_slots(pr, pidx, vk, tie), ab)  # (V, k, J + 1)
+                pv = pr_ab[..., 0] + pr_ab[..., j] * lk
+                best = np.argmax(pv, axis=0)
                 cols = np.arange(k)
-                plain = (ra[1] if not seats else ra[1, :, 0]) + rb[1] * lk
-                better = pv[j, cols] > plain + tie
-                ra[1] = np.where(better if not seats else better[:, None], pa[j, cols], ra[1])
-                rb[1] = np.where(better, pb[j, cols], rb[1])
-            ba = bank.a[:k, t].swapaxes(0, 1)  # (D, k[, J])
-            bb = bank.b[:k, t].T
-            bank_v = (ba[..., 0] if seats else ba) + bb * lk
-            roll_v = (ra[..., 0] if seats else ra) + rb * lk
-            take_bank = bank_v >= (roll_v - tie if tie else roll_v)
+                better = pv[best, cols] > roll_v[1] + tie
+                r[1] = np.where(better[:, None], pr_ab[best, cols], r[1])
+                roll_v[1] = np.where(better, pv[best, cols], roll_v[1])
+            bv = bank_v[t, :, :k]
+            take_bank = bv >= (roll_v - tie if tie else roll_v)
             sl = slice(t * d, (t + 1) * d)
-            a_flat[sl, :k] = np.where(take_bank[..., None] if seats else take_bank, ba, ra)
-            b_flat[sl, :k] = np.where(take_bank, bb, rb)
-            v_flat[sl, :k] = np.where(take_bank, bank_v, roll_v)
-        start = (d - 1)
+            ab[sl, :k] = np.where(take_bank[..., None], bank_ab[t, :, :k], r)
+            v_flat[sl, :k] = np.where(take_bank, bv, roll_v)
+        start = d - 1
+        a_start = ab[start, :, :j] if seats else ab[start, :, 0]
         if keep_table:
-            return (a_flat[start], b_flat[start],
-                    a_flat[:states].swapaxes(0, 1).reshape((p, tpad, d) + seats),
-                    b_flat[:states].T.reshape(p, tpad, d))
-        return a_flat[start], b_flat[start], None, None
+            table = ab[:states].swapaxes(0, 1).reshape((p, tpad, d, j + 1))
+            return (a_start, ab[start, :, j], table[..., :j] if seats else table[..., 0], table[..., j])
+        return a_start, ab[start, :, j], None, None
 
     def run_blocks(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable, l0: np.ndarray,
                    term_bank: Pair | None = None) -> Pair:

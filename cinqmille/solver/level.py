@@ -79,14 +79,26 @@ class LevelSolution:
     unsettled: np.ndarray  # rows of cycles without a stationary policy (`CHASE`)
 
 
-def components(succ: np.ndarray) -> np.ndarray:
-    """The component of every row: rows linked by scoreless turns share one."""
+def components(succ: np.ndarray, n: int) -> np.ndarray:
+    """The component of every row: rows linked by scoreless turns share one.
+
+    When every row comes back to itself after `n` scoreless turns (bust cycles),
+    a component is a cycle, named by its smallest row; otherwise the weakly
+    connected components of the graph.
+    """
+    rows = np.arange(len(succ))
+    walk, smallest = rows, rows
+    for _ in range(n):
+        walk = np.where(walk >= 0, succ[np.maximum(walk, 0)], -1)
+        smallest = np.minimum(smallest, np.where(walk >= 0, walk, rows))
+    if np.array_equal(walk, rows):
+        return smallest
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components
 
     p = len(succ)
     inside = succ >= 0
-    links = csr_matrix((np.ones(int(inside.sum())), (np.arange(p)[inside], succ[inside])), shape=(p, p))
+    links = csr_matrix((np.ones(int(inside.sum())), (rows[inside], succ[inside])), shape=(p, p))
     return connected_components(links, directed=True, connection="weak")[1]
 
 
@@ -152,7 +164,7 @@ def solve_level(kernel: TurnKernel, level: LevelTurns, tol: float) -> LevelSolut
     n = k + 1
     if not p:
         return LevelSolution(level.guess.copy(), 0.0, 0, np.zeros(0, dtype=np.int64))
-    component = components(succ)
+    component = components(succ, n)
     value = level.guess.astype(float, copy=True)
     full_a, big_b, here = np.zeros((p, n)), np.zeros(p), np.zeros((p, k))
     previous = np.full(p, np.inf)
