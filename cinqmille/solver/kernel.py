@@ -10,9 +10,10 @@ State layout: a table of `Tpad * D + 2` states by rows by `J + 1` columns
 (states first, so that a layer's gathers take whole rows of states; per state
 and row the stored seats' A, ``J = 1`` for two players, then B), state
 `(t, m)` (t turn points in units of 50, m dice in hand, 1..m..D) at index
-`t * D + (m - 1)`, followed by two slots: WIN (value 1) and BUST (value L). A layer picks each roll class's
-keep by the mover's value (`pick_slots`) and weighs the chosen keeps
-(`roll_pair`); `TurnKernel.run_blocks` runs blocks of rows on every core.
+`t * D + (m - 1)`, followed by two slots: WIN (value 1) and BUST (value L).
+A layer picks each roll class's keep by the mover's value (`pick_slots`) and
+weighs the chosen keeps (`roll_pair`); `TurnKernel.run_blocks` runs blocks of
+rows on every core.
 """
 
 from __future__ import annotations
@@ -347,14 +348,14 @@ class TurnKernel:
         tab[self.term_bust, :, 1] = 1.0
         tab[: per * d, :, 0] = won
         new = np.empty((per, d, p, 2))
+        banks = np.stack([bank_a, bank_b], axis=-1).transpose(1, 2, 0, 3)  # (period, D, P, 2), as `new`
+        bank_v = banks[..., 0] + banks[..., 1] * l0
         for _ in range(iterations):
             v = tab[..., 0] + tab[..., 1] * l0
             for par in range(per):
-                idx = self.term_idx[par]
-                r = roll_pair(self.graph, pick_slots(self.graph, idx, v), tab)
-                take_bank = (bank_a[:, par].T + bank_b[:, par].T * l0) >= r[..., 0] + r[..., 1] * l0
-                new[par, ..., 0] = np.where(take_bank, bank_a[:, par].T, r[..., 0])
-                new[par, ..., 1] = np.where(take_bank, bank_b[:, par].T, r[..., 1])
+                r = roll_pair(self.graph, pick_slots(self.graph, self.term_idx[par], v), tab)
+                take_bank = bank_v[par] >= r[..., 0] + r[..., 1] * l0
+                new[par] = np.where(take_bank[..., None], banks[par], r)
             delta = np.abs(new.reshape(-1, p, 2) - tab[: per * d]).max(axis=(0, 1)).sum()
             tab[: per * d] = new.reshape(-1, p, 2)
             if delta < 1e-15:

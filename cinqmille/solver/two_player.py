@@ -105,7 +105,6 @@ and the list of assumptions).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Callable
 
