@@ -76,6 +76,7 @@ class Position:
                 raise PositionError("--offer is a choice at the start of a turn: give no --turn or --dice with it")
             if rules.opening and self.me == 0:
                 raise PositionError("--offer: only an opened player may take over")
+            self._check_offer(rules, points, dice)
         if self.turn < 0 or self.turn % 50:
             raise PositionError(f"turn points must be a non-negative multiple of 50, got {self.turn}")
         if self.dice is not None and not 1 <= self.dice <= rules.dice:
@@ -86,6 +87,9 @@ class Position:
             zero = rules.zero_turns
             if zero is None:
                 raise PositionError(f"--scoreless is for the zero_turns rule; '{rules.name}' has none")
+            if self.others is not None:
+                raise PositionError(f"--scoreless: the scoreless-turn counters are solved for two players only; with "
+                                    f"{len(self.others) + 1} players the advice is solved as if zero_turns were off")
             if not all(0 <= z < zero.count for z in self.scoreless):
                 raise PositionError(f"--scoreless: at most {zero.count - 1} scoreless turns in a row can stand "
                                     f"(scoreless turn number {zero.count} is punished and clears the count), got "
@@ -95,6 +99,22 @@ class Position:
                 f"under an exact end a turn cannot take {self.me} past the goal ({rules.goal}); got {self.turn} turn points")
         self._check_turn(rules)
         return self
+
+    def _check_offer(self, rules: Rules, points: int, dice: int) -> None:
+        """Refuse an offer that no bank makes: a turn that cannot hold `points` with `dice` in hand, a full hand
+        that must be rolled, or less than the smallest bank. (Whose bank it was, and his score before it, the
+        position does not say: at a larger table the offer comes from the previous player.)"""
+        from .dice.reach import why_unreachable
+
+        why = why_unreachable(rules, points, dice)
+        if why is not None:
+            raise PositionError(f"--offer: no bank leaves that: {why}")
+        bank = rules.banking
+        if not bank.hand_ok(dice):
+            raise PositionError(f"--offer: no bank leaves all {dice} dice in hand: a full hand must be rolled "
+                                f"under '{rules.name}'")
+        if points < bank.min_bank:
+            raise PositionError(f"--offer: no bank is smaller than {bank.min_bank} under '{rules.name}', got {points}")
 
     def _check_turn(self, rules: Rules) -> None:
         """Refuse turn points and dice in hand that no sequence of keeps reaches from the start of a turn."""

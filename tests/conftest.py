@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -11,8 +12,15 @@ TINY_TOML = 'name = "tiny"\ngoal = 500\nopening = 150\n'
 
 @pytest.fixture(scope="session")
 def session_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One cache directory for the whole test session, so each ruleset is solved once."""
-    return tmp_path_factory.mktemp("cinqmille-cache")
+    """One cache directory for the whole test session, so each ruleset is solved once.
+
+    Under pytest-xdist the workers share it (the cache is keyed by content and written atomically), so a
+    ruleset solved by one worker is read by the others.
+    """
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "cinqmille-cache"
+    shared.mkdir(exist_ok=True)
+    return shared
 
 
 @pytest.fixture

@@ -238,15 +238,15 @@ def test_offer_compares_take_over_with_a_fresh_start(lr_file: Path) -> None:
     """--offer ranks taking over against starting afresh, with the solver's values for both."""
     from cinqmille.solver import solve
 
-    code, out, _ = run("--rules", str(lr_file), "--me", "200", "--opp", "300", "--offer", "250/3", "--json")
+    code, out, _ = run("--rules", str(lr_file), "--me", "200", "--opp", "350", "--offer", "200/3", "--json")
     assert code == 0
     data = json.loads(out)
     result = solve(str(lr_file))
     values = {o["action"]: o["win"] for o in data["options"]}
     assert set(values) == {"take_over", "start"}
-    assert values["start"] == pytest.approx(result.win_at_start(200, 300))
-    table = result.turn_table(200, 300)
-    assert values["take_over"] == pytest.approx(float(table.roll[5, 2]))
+    assert values["start"] == pytest.approx(result.win_at_start(200, 350))
+    table = result.turn_table(200, 350)
+    assert values["take_over"] == pytest.approx(float(table.roll[4, 2]))
     assert data["best"]["win"] == max(values.values())
 
 

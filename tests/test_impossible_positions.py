@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -156,3 +157,24 @@ def test_no_position_of_a_real_game_is_refused(name: str) -> None:
         play_game(rules, players, rng=rng)  # type: ignore[arg-type]
     assert len(seen) > 500
     assert len({(p.turn, p.dice) for p in seen}) > 30
+
+
+@pytest.mark.parametrize(("offer", "fragment"), [
+    ("50/1", "4 dice set aside score at least 200"),  # no turn holds 50 points with one die left
+    ("1000/5", "a full hand must be rolled"),  # hot_dice = mandatory: a full hand is never banked
+    ("100/3", "no bank is smaller than 150"),  # below the smallest bank (min_bank)
+])
+def test_an_offer_no_bank_can_make_is_refused(offer: str, fragment: str, tmp_path: Path) -> None:
+    """A take-over offer that no bank can make is refused in one line, exit 2."""
+    rules = tmp_path / "sheet-min-bank.toml"
+    rules.write_text('base = "sheet"\nmin_bank = 150\n')
+    code, out, err = run("--rules", str(rules), "--me", "1000", "--opp", "1500", "--offer", offer)
+    assert code == 2 and "Traceback" not in err
+    assert fragment in err and err.startswith("Error: --offer")
+
+
+def test_an_offer_a_bank_can_make_is_answered() -> None:
+    """An offer that some bank makes (300 with 2 dice left, the opponent opened before) is answered."""
+    code, out, err = run("--rules", "sheet", "--me", "1000", "--opp", "1500", "--offer", "300/2")
+    assert code == 0, err
+    assert "take over" in out.lower()

@@ -15,7 +15,7 @@ from cinqmille.engine.state import LastRound, TakeOverOffer
 from cinqmille.play import bot_policy, view_advice, view_position
 from cinqmille.policies import parse_policy
 from cinqmille.policies.optimal import OptimalPolicy
-from cinqmille.position import Position
+from cinqmille.position import Position, PositionError
 from cinqmille.rules import Rules, rules_from_dict
 from cinqmille.simulation import SimConfig, simulate
 from cinqmille.simulation.stats import std_error
@@ -311,7 +311,7 @@ def test_a_tied_take_over_is_declined_by_everyone() -> None:
             fresh = table.value(r, 0, rules.dice)
             for points in range(50, rules.goal, 50):
                 for dice in range(1, rules.dice + 1):
-                    if table.roll(r, points // UNIT, dice) != fresh:
+                    if table.roll(r, points // UNIT, dice) != fresh or not offer_occurs(rules, me, opp, points, dice):
                         continue
                     ties += 1
                     offer = TakeOverOffer(1, points, dice)
@@ -324,6 +324,15 @@ def test_a_tied_take_over_is_declined_by_everyone() -> None:
                     assert not vec.take_over(np.array([r]), np.array([me // UNIT]), np.array([points // UNIT]),
                                              np.array([dice]))[0]
     assert ties > 5
+
+
+def offer_occurs(rules: Rules, me: int, opp: int, points: int, dice: int) -> bool:
+    """Whether the opponent (now on `opp`) can have just banked `points` with `dice` left (`Position.validate`)."""
+    try:
+        Position(me, opp, offer=(points, dice)).validate(rules)
+    except PositionError:
+        return False
+    return True
 
 
 def test_a_right_announcement_doubles_the_keep_that_follows() -> None:

@@ -129,3 +129,24 @@ def test_advise_at_a_table_of_three_and_more(tmp_path: Path, session_cache: Path
     assert any("threaten most" in a for a in four["assumptions"])
     bad = runner.invoke(main, [*args, "--opp", "150,200", "--target", "300"])
     assert bad.exit_code == 2 and bad.output.startswith("Error: ")
+
+
+ZERO_TURNS_SMALL = {"goal": 1000, "opening": 300, "zero_turns": {"count": 2, "to": "zero"}}
+
+
+def test_three_players_state_the_zero_turns_they_do_not_solve() -> None:
+    """Three players under zero_turns are solved as if the rule were off and say so: exact false, an assumption."""
+    result = compute(rules_from_dict(ZERO_TURNS_SMALL), players=3)
+    assert not result.exact
+    assert any(a.startswith("zero_turns:") and "3 players" in a for a in result.assumptions)
+    plain = compute(rules_from_dict({k: v for k, v in ZERO_TURNS_SMALL.items() if k != "zero_turns"}), players=3)
+    assert plain.exact and np.allclose(result.win, plain.win, rtol=1e-12)
+
+
+def test_three_player_advice_refuses_scoreless_counters(tmp_path: Path) -> None:
+    """`advise --opp B,C --scoreless` is refused: the three-player table has no counters to read."""
+    rules = tmp_path / "z.toml"
+    rules.write_text('goal = 1000\nopening = 300\n[zero_turns]\ncount = 2\nto = "zero"\n')
+    out = CliRunner().invoke(main, ["advise", "--rules", str(rules), "--me", "300", "--opp", "300,0",
+                                    "--scoreless", "1,0"])
+    assert out.exit_code == 2 and "two players only" in out.stderr

@@ -41,6 +41,17 @@ class LazyGroup(click.Group):
         if kwargs.get("standalone_mode", True) is False:
             return super().main(*args, **kwargs)
         kwargs["standalone_mode"] = False
+        from ..work import set_reporter
+        from .progress import progress_bar
+
+        set_reporter(progress_bar)  # the library's long work (solves, policy tables) shows a bar or a line
+        try:
+            return self._run(*args, **kwargs)
+        finally:
+            set_reporter(None)
+
+    def _run(self, *args: Any, **kwargs: Any) -> Any:
+        """`main` with its one-line errors, the reporter set."""
         try:
             code = super().main(*args, **kwargs)
         except click.ClickException as exc:

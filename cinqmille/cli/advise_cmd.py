@@ -12,17 +12,10 @@ from .common import emit_json, friendly_errors, json_option, resolve_rules, rule
 
 
 def load_win_table(rules, players: int = 2):  # type: ignore[no-untyped-def]
-    """The solved `win` table of `rules` for `players`: from the cache, or solved now behind a progress bar."""
-    from ..advice import is_cached
+    """The solved `win` table of `rules` for `players`: from the cache, or solved now (the solve reports it)."""
     from ..solver import solve
 
-    if is_cached(rules, players):
-        return solve(rules, "win", players=players)
-    from .progress import progress_bar
-
-    label = "" if players == 2 else f" for {players} players"
-    with progress_bar(f"Solving '{rules.name}'{label} (first use, cached afterwards)") as update:
-        return solve(rules, "win", progress=update, players=players)
+    return solve(rules, "win", players=players)
 
 
 @click.command("advise")

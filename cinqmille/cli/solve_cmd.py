@@ -9,7 +9,15 @@ from ..solver import OBJECTIVES, SolveResult, solve
 from ..solver.budget import MAX_BYTES, MAX_STATES, Limits
 from ..solver.n_player import MAX_PLAYERS
 from .common import emit_json, friendly_errors, json_option, resolve_rules, rules_option
-from .progress import progress_bar
+
+
+#: A residual at or below the solver's stopping tolerance is round-off, whose digits depend on the CPU.
+ROUND_OFF = 1e-12
+
+
+def residual_words(residual: float) -> str:
+    """The residual as the text shows it: its digits, or "below 1e-12" where they are round-off (CPU-dependent)."""
+    return f"residual below {ROUND_OFF:.0e}" if residual <= ROUND_OFF else f"residual {residual:.1e}"
 
 
 def headline(result: SolveResult) -> dict:
@@ -56,15 +64,13 @@ def command(rules_spec: str, objective: str, players: int, no_cache: bool, max_s
     """Solve a ruleset (or load it from the cache) and print its headline figures."""
     rules = resolve_rules(rules_spec)
     limits = Limits.from_env(max_states, max_memory)
-    with progress_bar(f"Solving {rules.name} ({objective})") as update:
-        result = solve(rules, objective, progress=update, use_cache=not no_cache, limits=limits,  # type: ignore[arg-type]
-                       players=players)
+    result = solve(rules, objective, use_cache=not no_cache, limits=limits, players=players)  # type: ignore[arg-type]
     data = headline(result)
     if as_json:
         emit_json(data)
         return
     click.echo(f"Ruleset '{rules.name}', objective '{objective}': {data['states']:,} states, "
-               f"residual {data['residual']:.1e}, solved in {result.seconds:.1f} s (time of the original solve).")
+               f"{residual_words(data['residual'])}, solved in {result.seconds:.1f} s (time of the original solve).")
     if objective == "win" and result.players == 2:
         click.echo(f"First player wins {data['first_player_win']:.2%} of games with best play "
                    f"(second player {data['second_player_win']:.2%}).")

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..errors import CinqmilleError
 from ..rules import Rules, load_rules
+from ..work import working
 from . import cache
 from .budget import Limits, check_budget
 from .grid import ScoreGrid
@@ -169,6 +170,13 @@ def load(path: Path) -> SolveResult:
     return _result(rules, arrays, meta)
 
 
+def solve_label(rules: Rules, objective: str, players: int, cached: bool) -> str:
+    """What a solve says it is doing: "Solving 'standard' for 3 players (first use, cached afterwards)"."""
+    who = f" for {players} players" if players != 2 else ""
+    what = f" ({objective})" if objective != "win" else ""
+    return f"Solving '{rules.name}'{who}{what}" + (" (first use, cached afterwards)" if cached else "")
+
+
 def solve(rules: Rules | str | None = None, objective: Objective = "win", progress: Progress | None = None,
           use_cache: bool = True, limits: Limits | None = None, players: int = 2) -> SolveResult:
     """The solved table of a ruleset: from the cache when it is there and sound, else solved and cached.
@@ -181,8 +189,9 @@ def solve(rules: Rules | str | None = None, objective: Objective = "win", progre
         raise CinqmilleError(f"unknown objective {objective!r}; choose from {', '.join(OBJECTIVES)}")
     check_players(objective, players)
     if not use_cache:
-        check_budget(rules, objective, limits, players)
-        return compute(rules, objective, progress, players=players)
+        size = check_budget(rules, objective, limits, players).states
+        with working(solve_label(rules, objective, players, cached=False), progress, size) as update:
+            return compute(rules, objective, update, players=players)
     path = cache.cache_path(rules, objective, players)
     writable = True
     try:
@@ -194,8 +203,9 @@ def solve(rules: Rules | str | None = None, objective: Objective = "win", progre
             return _result(rules, *found)
         except cache.CorruptTable as exc:
             warnings.warn(f"{path}: {exc}; recomputing", stacklevel=2)
-    check_budget(rules, objective, limits, players)
-    result = compute(rules, objective, progress, players=players)
+    size = check_budget(rules, objective, limits, players).states
+    with working(solve_label(rules, objective, players, cached=writable), progress, size) as update:
+        result = compute(rules, objective, update, players=players)
     if writable:
         try:
             save(result, path)

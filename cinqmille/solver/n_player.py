@@ -59,6 +59,7 @@ from .grid import ScoreGrid
 from .kernel import TurnKernel
 from .level import LevelTurns, solve_level
 from .seats import every_seat, pass_dice
+from .turns import counted
 from .two_player import LevelStats, Progress
 
 if TYPE_CHECKING:
@@ -76,6 +77,9 @@ def relaxations_n(rules: Rules, players: int) -> tuple[str, ...]:
         out.append(f"last_round: not yet solved for {players} players; solved as if the rule were off")
     if rules.take_over:
         out.append(f"take_over: not yet solved for {players} players; solved as if the rule were off")
+    if counted(rules):
+        out.append(f"zero_turns: the scoreless-turn counters are not yet solved for {players} players; solved as if "
+                   f"the rule were off")
     return tuple(out)
 
 

@@ -89,6 +89,7 @@ import numpy as np
 from ..errors import CinqmilleError
 from ..rules import Rules
 from ..rules.bank import SCORED, BankRules
+from ..work import working
 from .kernel import UNIT, KeepGraph, Prediction, TurnKernel, build_keep_graph, rolled
 from .seats import passed
 
@@ -373,8 +374,20 @@ class LazyGroups:
                 self._source = None
 
     def complete(self) -> Self:
-        """Compute every group now (for the simulator and the cache); returns the table."""
-        self._ready(np.arange(len(self.cap)))
+        """Compute every group now (for the simulator and the cache), reported as long work; returns the table."""
+        if self._source is None:
+            return self
+        rules: Rules = getattr(self, "rules")
+        size = int((self.cap + 2).sum()) * rules.dice
+        with working(f"Building the policy table of '{rules.name}' ({len(self.cap):,} rows)", size=size) as update:
+            todo = np.flatnonzero(~self._done)
+            for i, g in enumerate(todo):
+                with self._lock:
+                    if not self._done[g]:
+                        self._group(int(g))
+                        self._done[g] = True
+                update((i + 1) / len(todo))
+            self._source = None
         return self
 
 
