@@ -28,7 +28,6 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
-import cinqmille.solver  # noqa: E402
 from cinqmille.errors import CinqmilleError  # noqa: E402
 from cinqmille.rules.loading import rules_from_text  # noqa: E402
 from cinqmille.solver.cache import evict_oldest  # noqa: E402
@@ -51,21 +50,26 @@ def client(session_cache: Path) -> Iterator[TestClient]:
     app.state.tables.close()
 
 
-@pytest.fixture
-def no_solves(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[list[str]]:
-    """An empty solver cache, and a solve that waits for `release` then fails (the rulesets it was asked, listed)."""
-    monkeypatch.setenv("CINQMILLE_CACHE", str(tmp_path / "cache"))
-    asked: list[str] = []
-    release = threading.Event()
+class Waiting:
+    """A stand-in for the solver: it notes the ruleset, waits until `release` is set, then fails."""
 
-    def fake_solve(rules: Any, objective: str, progress: Any = None, players: int = 2) -> Any:
-        asked.append(rules.name)
-        release.wait(timeout=20)
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+        self.release = threading.Event()
+
+    def __call__(self, rules: Any, objective: str, progress: Any = None, players: int = 2) -> Any:
+        self.asked.append(rules.name)
+        self.release.wait(timeout=20)
         raise CinqmilleError("not solved in this test")
 
-    monkeypatch.setattr(cinqmille.solver, "solve", fake_solve)
-    yield asked
-    release.set()
+
+@pytest.fixture
+def waiting(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Waiting]:
+    """An empty solver cache and a solver that waits (released at the end of the test)."""
+    monkeypatch.setenv("CINQMILLE_CACHE", str(tmp_path / "cache"))
+    solver = Waiting()
+    yield solver
+    solver.release.set()
 
 
 class Server:
@@ -270,9 +274,9 @@ def test_only_json_bodies_are_read(client: TestClient, content_type: str | None)
     assert ok.status_code == 200
 
 
-def test_solves_beyond_the_queue_cap_are_a_429(no_solves: list[str]) -> None:
+def test_solves_beyond_the_queue_cap_are_a_429(waiting: Waiting) -> None:
     """With 2 solves queued, a third ruleset is a 429 with Retry-After; the queued ones still answer 202."""
-    app = create_app(tables=Tables(max_queued=2))
+    app = create_app(tables=Tables(max_queued=2, solver=waiting))
     client = TestClient(app, base_url="http://localhost")
     answers = []
     for goal in (500, 550, 600, 650):
@@ -284,14 +288,13 @@ def test_solves_beyond_the_queue_cap_are_a_429(no_solves: list[str]) -> None:
     again = client.post("/api/advice", json={"rules": {"toml": 'name = "q500"\ngoal = 500\nopening = 150\n'},
                                              "me": 0, "opp": 0, "turn": 100, "dice": 3})
     assert again.status_code == 202  # a ruleset already queued is not queued twice
+    assert waiting.asked in (["q500"], ["q500", "q550"])
     app.state.tables.close()
 
 
-def test_a_finished_job_stays_answerable(no_solves: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_finished_job_stays_answerable(waiting: Waiting) -> None:
     """/api/progress of a finished job answers "ready" after ten newer tables have been loaded."""
-    monkeypatch.setattr(cinqmille.solver, "solve",
-                        lambda rules, objective, progress=None, players=2: SimpleNamespace(rules=rules))
-    store = Tables(max_queued=20)
+    store = Tables(max_queued=20, solver=lambda rules, objective, progress=None, players=2: SimpleNamespace(rules=rules))
     app = create_app(tables=store)
     client = TestClient(app, base_url="http://localhost")
     keys = []
@@ -366,3 +369,22 @@ def test_a_client_that_leaves_mid_body_is_one_quiet_line(session_cache: Path, ca
     lines = [r for r in caplog.records if r.name.startswith("uvicorn")]
     assert not any(r.exc_info for r in lines), [r.getMessage() for r in lines]
     assert len([r for r in lines if "left before" in r.getMessage()]) == 1, [r.getMessage() for r in lines]
+
+
+def test_a_stopped_store_solves_again_and_reports_the_dropped_jobs(waiting: Waiting) -> None:
+    """After close (a server's shutdown), queued solves are reported dropped and a new request starts a new solve."""
+    store = Tables(solver=waiting)
+    rules = [rules_from_text(f'name = "s{g}"\ngoal = {g}\nopening = 150\n') for g in (500, 550, 600)]
+    running, queued = store.get(rules[0]), store.get(rules[1])
+    for _ in range(100):
+        if waiting.asked:
+            break
+        time.sleep(0.02)
+    store.close()
+    dropped = store.job(table_key(rules[1], 2))
+    assert dropped is not None and dropped.as_dict()["status"] == "error" and "stopped" in dropped.as_dict()["error"]
+    waiting.release.set()
+    again = store.get(rules[2])
+    assert again.done.wait(timeout=20) and again.as_dict()["status"] == "error"  # type: ignore[union-attr]
+    assert waiting.asked == ["s500", "s600"] and running is not queued
+    store.close()

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -51,6 +52,7 @@ class Job:
     progress: float = 0.0
     error: str | None = None
     done: threading.Event = field(default_factory=threading.Event)
+    future: "Future[None] | None" = field(default=None, repr=False)
 
     def as_dict(self) -> dict[str, object]:
         status = "error" if self.error is not None else ("ready" if self.done.is_set() else "solving")
@@ -69,13 +71,15 @@ def table_key(rules: Rules, players: int) -> str:
 class Tables:
     """Solved `win` tables by ruleset content and number of players, shared by every request."""
 
-    def __init__(self, max_queued: int = MAX_QUEUED, cache_max_bytes: int | None = None) -> None:
+    def __init__(self, max_queued: int = MAX_QUEUED, cache_max_bytes: int | None = None,
+                 solver: "Callable[..., SolveResult] | None" = None) -> None:
         self._lock = threading.Lock()
         self._ready: dict[str, SolveResult] = {}
         self._jobs: dict[str, Job] = {}
         self._finished: OrderedDict[str, Job] = OrderedDict()
         self.max_queued, self.cache_max_bytes = max_queued, cache_max_bytes
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cinqmille-solve")
+        self._solver = solver  # `solver.solve` unless given (a test's stand-in)
+        self._pool: ThreadPoolExecutor | None = None  # started by the first solve, again after `close`
 
     def get(self, rules: Rules, players: int = 2) -> "SolveResult | Job":
         """The table if it is at hand (memory, or the disk cache), else the job that solves it (started if needed)."""
@@ -100,7 +104,9 @@ class Tables:
                 if len(self._jobs) >= self.max_queued:
                     raise QueueFull(len(self._jobs))
                 job = self._jobs[key] = Job(key, rules.name)
-                self._pool.submit(self._solve, job, rules, players)
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cinqmille-solve")
+                job.future = self._pool.submit(self._solve, job, rules, players)
             return job
 
     def job(self, key: str) -> Job | None:
@@ -126,7 +132,7 @@ class Tables:
         try:
             from ..solver import solve
 
-            result = solve(rules, "win", progress=progress, players=players)
+            result = (self._solver or solve)(rules, "win", progress=progress, players=players)
             self._keep(job.key, result)
             job.progress = 1.0
             self._bound_cache(rules, players)
@@ -139,11 +145,15 @@ class Tables:
         finally:
             job.done.set()
             with self._lock:
-                self._jobs.pop(job.key, None)
-                self._finished[job.key] = job
-                self._finished.move_to_end(job.key)
-                while len(self._finished) > MAX_FINISHED:
-                    self._finished.popitem(last=False)
+                self._finish(job)
+
+    def _finish(self, job: Job) -> None:
+        """Move a finished job from the queue to the record of finished ones (the lock held)."""
+        self._jobs.pop(job.key, None)
+        self._finished[job.key] = job
+        self._finished.move_to_end(job.key)
+        while len(self._finished) > MAX_FINISHED:
+            self._finished.popitem(last=False)
 
     def _bound_cache(self, rules: Rules, players: int) -> None:
         """Delete the oldest cached tables beyond `cache_max_bytes` (never the one just solved)."""
@@ -153,8 +163,17 @@ class Tables:
             evict_oldest(cache_dir(), self.cache_max_bytes, keep=[cache_path(rules, "win", players)])
 
     def close(self) -> None:
-        """Stop accepting solves (a running one finishes in its thread)."""
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        """Drop the queued solves (a running one finishes in its thread); a later solve starts a new thread."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        pool.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            for job in [j for j in self._jobs.values() if j.future is not None and j.future.cancelled()]:
+                job.error = "the server stopped before solving this ruleset"
+                job.done.set()
+                self._finish(job)
 
 
 def _load(rules: Rules, players: int) -> "SolveResult":
