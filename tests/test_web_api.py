@@ -86,7 +86,8 @@ def test_sheet_scores_refusals_and_winner(client: TestClient) -> None:
     assert data["scores"] == [800, 0] and data["to_move"] == 1 and data["winner"] is None
     refused = client.post("/api/sheet", json={**body, "entries": body["entries"] + [{"kind": "bank", "points": 700}]})
     assert refused.status_code == 422
-    assert refused.json() == {"error": "Bob has not opened: the first bank must be at least 750", "entry": 1}
+    assert refused.json() == {"error": "Bob has not opened: the first bank must be at least 750", "entry": 1,
+                              "field": "entries[1]"}
     won = client.post("/api/sheet", json={**body, "entries": body["entries"] + [
         {"kind": "bust"}, {"kind": "bank", "points": 4200}]}).json()
     assert won["winner"] == 0 and won["reason"] == "goal" and won["to_move"] is None

@@ -336,22 +336,43 @@ def test_each_solve_keeps_the_cache_within_its_bound(tmp_path: Path, monkeypatch
     store.close()
 
 
-def test_serving_the_network_warns(session_cache: Path) -> None:
-    """`serve --host 0.0.0.0` prints a warning that anyone who can reach it may use it; 127.0.0.1 does not."""
-    def first_lines(host: str) -> tuple[str, str]:
+def test_serve_warns_off_loopback_and_answers_only_its_own_host(session_cache: Path) -> None:
+    """`serve --host 0.0.0.0` warns that anyone may use it; on 127.0.0.1 no warning, and a foreign Host is a 403."""
+    def served(host: str, path: str = "/api/rules", as_host: str | None = None) -> tuple[str, str, int]:
         proc = subprocess.Popen([sys.executable, "-m", "cinqmille", "serve", "--host", host, "--port", "0"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy())
         try:
             out = proc.stdout.readline() if proc.stdout else ""
+            port = int(out.rsplit(":", 1)[1].split("/")[0])
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            conn.request("GET", path, headers={"Host": (as_host or "127.0.0.1:{port}").format(port=port)})
+            status = conn.getresponse().status
+            conn.close()
         finally:
             proc.send_signal(signal.SIGINT)
             _, err = proc.communicate(timeout=20)
-        return out, err
+        return out, err, status
 
-    out, err = first_lines("0.0.0.0")
-    assert "http://0.0.0.0:" in out and err.startswith("Warning: listening on 0.0.0.0")
-    out, err = first_lines("127.0.0.1")
-    assert "http://127.0.0.1:" in out and "Warning" not in err
+    out, err, status = served("0.0.0.0")
+    assert "http://0.0.0.0:" in out and err.startswith("Warning: listening on 0.0.0.0") and status == 200
+    out, err, status = served("127.0.0.1")
+    assert "http://127.0.0.1:" in out and "Warning" not in err and status == 200
+    assert served("127.0.0.1", as_host="rebound.example:{port}")[2] == 403
+    assert served("127.0.0.1", as_host="localhost:1")[2] == 403
+
+
+@pytest.mark.parametrize("args, env", [(["--cache-max-mb", "0"], {}), (["--max-queued", "x"], {}),
+                                       ([], {"CINQMILLE_CACHE_MAX_MB": "lots"})])
+def test_serve_bounds_are_checked(args: list[str], env: dict[str, str]) -> None:
+    """A bad cache bound or queue cap (option or environment variable) is one line and exit status 2."""
+    from click.testing import CliRunner
+
+    from cinqmille.cli import main
+
+    out = CliRunner().invoke(main, ["serve", *args], env=env)
+    assert out.exit_code == 2 and "Traceback" not in out.output
+    lines = out.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: Invalid value for '--"), lines
 
 
 # -- 9: dropped requests -----------------------------------------------------------------------------------------

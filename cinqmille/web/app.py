@@ -180,7 +180,7 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
 
     async def on_refusal(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, SheetRefusal)
-        return _error(422, exc.reason, entry=exc.index)
+        return _error(422, exc.reason, field=f"entries[{exc.index}]", entry=exc.index)
 
     async def on_bad_input(request: Request, exc: Exception) -> Response:
         line = str(exc).strip().splitlines()[0] if str(exc).strip() else "bad input"
