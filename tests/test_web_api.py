@@ -33,7 +33,7 @@ TINY = {"toml": TINY_TOML}
 @pytest.fixture
 def client(session_cache: Path) -> TestClient:
     """A test client of a fresh app, its tables in the session's solver cache."""
-    return TestClient(create_app())
+    return TestClient(create_app(), base_url="http://localhost")
 
 
 def ask(client: TestClient, body: dict) -> dict:
@@ -75,7 +75,8 @@ def test_rules_check_reads_presets_and_uploaded_text(client: TestClient) -> None
     bad = client.post("/api/rules", json={"rules": {"toml": "opening = 525\n"}})
     assert bad.status_code == 400 and "key 'opening'" in bad.json()["error"]
     unknown = client.post("/api/rules", json={"rules": "/etc/passwd"})
-    assert unknown.status_code == 400 and "unknown ruleset" in unknown.json()["error"]
+    assert unknown.status_code == 400 and "'rules' must be a preset name" in unknown.json()["error"]
+    assert unknown.json()["field"] == "rules"
 
 
 def test_sheet_scores_refusals_and_winner(client: TestClient) -> None:
@@ -85,7 +86,8 @@ def test_sheet_scores_refusals_and_winner(client: TestClient) -> None:
     assert data["scores"] == [800, 0] and data["to_move"] == 1 and data["winner"] is None
     refused = client.post("/api/sheet", json={**body, "entries": body["entries"] + [{"kind": "bank", "points": 700}]})
     assert refused.status_code == 422
-    assert refused.json() == {"error": "Bob has not opened: the first bank must be at least 750", "entry": 1}
+    assert refused.json() == {"error": "Bob has not opened: the first bank must be at least 750", "entry": 1,
+                              "field": "entries[1]"}
     won = client.post("/api/sheet", json={**body, "entries": body["entries"] + [
         {"kind": "bust"}, {"kind": "bank", "points": 4200}]}).json()
     assert won["winner"] == 0 and won["reason"] == "goal" and won["to_move"] is None
@@ -131,7 +133,7 @@ def test_advice_from_the_sheet_is_in_the_movers_seat(client: TestClient) -> None
 
 
 @pytest.mark.parametrize("body, status, message", [
-    ({"rules": "nope", "me": 0, "opp": 0, "roll": "15"}, 400, "unknown ruleset"),
+    ({"rules": "nope", "me": 0, "opp": 0, "roll": "15"}, 400, "'rules' must be a preset name"),
     ({"rules": TINY, "roll": "1572"}, 400, "faces 1 to 6"),
     ({"rules": TINY, "roll": [1, 7]}, 400, "faces 1 to 6"),
     ({"rules": TINY, "roll": "1111111"}, 400, "1 to 5 dice"),
@@ -156,12 +158,14 @@ def test_advice_bad_input_is_one_json_error(client: TestClient, body: dict, stat
 
 def test_bodies_that_are_not_requests(client: TestClient) -> None:
     """Oversized, non-JSON, non-object bodies, unknown endpoints and wrong methods are JSON 4xx errors."""
-    big = client.post("/api/sheet", content=b"{" + b" " * MAX_BODY + b"}")
+    raw = {"content-type": "application/json"}
+    big = client.post("/api/sheet", content=b"{" + b" " * MAX_BODY + b"}", headers=raw)
     assert big.status_code == 413 and "larger than" in big.json()["error"]
-    assert client.post("/api/sheet", content=b"{nope").status_code == 400
-    assert client.post("/api/sheet", content=b"\xff\xfe").json()["error"] == "the request body is not UTF-8 text"
+    assert client.post("/api/sheet", content=b"{nope", headers=raw).status_code == 400
+    assert client.post("/api/sheet", content=b"\xff\xfe", headers=raw).json()["error"] == \
+        "the request body is not UTF-8 text"
     assert client.post("/api/sheet", json=[1, 2]).json()["error"] == "the request body must be a JSON object"
-    assert client.post("/api/sheet", content=b"[" * 100000 + b"]" * 100000).status_code in (400, 413)
+    assert client.post("/api/sheet", content=b"[" * 100000 + b"]" * 100000, headers=raw).status_code in (400, 413)
     assert client.get("/api/sheet").status_code == 405
     assert client.get("/api/nothing").json() == {"error": "no such endpoint: /api/nothing"}
     assert client.get("/api/progress", params={"job": "x"}).status_code == 404

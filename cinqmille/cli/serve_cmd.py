@@ -11,6 +11,12 @@ from .common import fail, friendly_errors, resolve_rules, rules_option
 
 #: The one line printed when the web extra is missing.
 MISSING_EXTRA = "cinqmille serve needs the web extra: pip install 'cinqmille[web]'"
+#: The environment variable that bounds the table cache (MB), when --cache-max-mb is not given.
+CACHE_MAX_ENV = "CINQMILLE_CACHE_MAX_MB"
+#: The bound of the table cache on disk (MB) when neither says.
+CACHE_MAX_MB = 1024
+#: Connections served at once (uvicorn answers 503 beyond).
+MAX_CONNECTIONS = 64
 
 
 def web_available() -> bool:
@@ -24,8 +30,14 @@ def web_available() -> bool:
               help="Address to listen on (127.0.0.1: this machine only; 0.0.0.0: the whole network).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="Port to listen on (0: any free port).")
+@click.option("--cache-max-mb", type=click.IntRange(1, 10**7), default=None, envvar=CACHE_MAX_ENV,
+              show_envvar=True,
+              help=f"Bound of the solved-table cache on disk, in MB: the oldest tables are deleted beyond it "
+                   f"[default: {CACHE_MAX_MB}].")
+@click.option("--max-queued", type=click.IntRange(1, 100), default=None,
+              help="Solves queued or running at most (a 429 answer beyond) [default: 4].")
 @friendly_errors
-def command(rules_spec: str, host: str, port: int) -> None:
+def command(rules_spec: str, host: str, port: int, cache_max_mb: int | None, max_queued: int | None) -> None:
     """Start the score sheet in the browser, with live advice; Ctrl-C stops it.
 
     The page keeps each game in the browser; the sheet applies the ruleset's
@@ -35,13 +47,21 @@ def command(rules_spec: str, host: str, port: int) -> None:
         fail(MISSING_EXTRA)
     import uvicorn
 
+    from ..web.access import Access, is_local
     from ..web.app import create_app
+    from ..web.tables import MAX_QUEUED, Tables
 
     rules = resolve_rules(rules_spec)
     sock = listen(host, port)
     bound = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(rules), log_level="warning", timeout_graceful_shutdown=2))
+    tables = Tables(max_queued=max_queued or MAX_QUEUED, cache_max_bytes=(cache_max_mb or CACHE_MAX_MB) * 2**20)
+    app = create_app(rules, tables, Access.bound(host, bound))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2,
+                                           limit_concurrency=MAX_CONNECTIONS))
     shown = f"[{host}]" if ":" in host else host
+    if not is_local(str(sock.getsockname()[0])):
+        click.echo(f"Warning: listening on {host}, not this machine only: anyone who can reach it may use the sheet "
+                   "and start solves (there is no log-in)", err=True)
     click.echo(f"cinqmille serve: the score sheet of '{rules.name}' at http://{shown}:{bound}/ (Ctrl-C to stop)")
     try:
         server.run(sockets=[sock])

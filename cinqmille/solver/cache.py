@@ -21,7 +21,7 @@ import json
 import os
 import warnings
 import zipfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -103,6 +103,36 @@ def prune_stale(path: Path) -> int:
                 removed += 1
             except OSError:
                 pass
+    return removed
+
+
+def evict_oldest(directory: Path, max_bytes: int, keep: Collection[Path] = ()) -> int:
+    """Delete the oldest table files of `directory` (by modification time) until they hold at most `max_bytes`.
+
+    Files in `keep` (the table just written) stay; a file that vanishes or cannot
+    be deleted meanwhile is skipped. Returns the number of files deleted.
+    """
+    kept = {Path(p).resolve() for p in keep}
+    found = []
+    for path in Path(directory).glob("*.npz"):
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        found.append((info.st_mtime, path.name, info.st_size, path))
+    total = sum(size for _, _, size, _ in found)
+    removed = 0
+    for _, _, size, path in sorted(found):
+        if total <= max_bytes:
+            break
+        if path.resolve() in kept:
+            continue
+        try:
+            path.unlink()
+        except OSError:
+            continue
+        total -= size
+        removed += 1
     return removed
 
 

@@ -1,8 +1,10 @@
 """The score sheet in the browser, with live advice (`cinqmille serve`).
 
 `create_app()` is the Starlette app (`app`), `tables` keeps the solved tables
-(solved in a background thread), `bodies` reads what clients send, and
-`static/` holds the page (plain HTML, JavaScript and CSS, no build step).
+(solved in a background thread), `bodies` is the schema of what clients may
+send (and reads it), `openapi` writes the API's document from it, `access`
+says who may ask (Host and Origin), and `static/` holds the page (plain HTML,
+JavaScript and CSS, no build step).
 Needs the `web` extra: ``pip install 'cinqmille[web]'``.
 """
 

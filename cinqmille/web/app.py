@@ -4,7 +4,13 @@ The server keeps no game: the page keeps its entries (in localStorage) and sends
 them with each request; the server plays them through the engine's score sheet
 (`cinqmille.engine.sheet`) and answers with the scores, the refusal of an entry
 the rules do not allow, the winner, who plays next, and the advice of the solved
-table. The endpoints are listed in docs/web.md.
+table. The endpoints are listed in docs/web.md and described, from the schema
+that checks every request (`bodies`), at /api/openapi.json.
+
+Who may ask is `access.Guard`'s job (Host and Origin). The work of a request
+(replaying a sheet, reading a rules file or a cached table, advising) runs in a
+worker thread, at most `WORKERS` at a time, never on the event loop, so that a
+heavy request does not hold up the others.
 """
 
 from __future__ import annotations
@@ -12,10 +18,13 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from functools import partial
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+import anyio
+import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -26,15 +35,20 @@ from starlette.staticfiles import StaticFiles
 from ..errors import CinqmilleError
 from ..rules import Rules, load_rules, preset_descriptions, to_dict, to_toml
 from ..rules.loading import PRESET_NAMES, content_key
-from .bodies import ApiError, position_of, read_json, rules_of
-from .tables import Job, Tables
+from .access import Access, Guard
+from .bodies import ApiError, checked, position_of, read_json, rules_of
+from .openapi import openapi
+from .tables import Job, QueueFull, Tables
 
 if TYPE_CHECKING:
     from ..engine.sheet import SheetState
 
 
 #: The API's endpoints (docs/web.md).
-ENDPOINTS = ("/api/rules", "/api/sheet", "/api/log", "/api/replay", "/api/advice", "/api/progress")
+ENDPOINTS = ("/api/rules", "/api/sheet", "/api/log", "/api/replay", "/api/advice", "/api/progress",
+             "/api/openapi.json")
+#: Requests worked on at once in worker threads (the others wait their turn, off the event loop).
+WORKERS = 2
 
 
 def _finite(data: Any) -> Any:
@@ -73,13 +87,24 @@ def _rules_spec(rules: Rules) -> Any:
     return _preset_of(rules) or {"toml": to_toml(rules)}
 
 
-def create_app(default_rules: Rules | str = "standard", tables: Tables | None = None) -> Starlette:
-    """The web app; `default_rules` is the ruleset a new sheet starts with."""
+def create_app(default_rules: Rules | str = "standard", tables: Tables | None = None,
+               access: Access | None = None) -> Starlette:
+    """The web app; `default_rules` is the ruleset a new sheet starts with, `access` who may ask (default: loopback)."""
     from ..engine.replay import replay_sheet_log
     from ..engine.sheet import SheetError, SheetRefusal, SheetState, play_sheet, sheet_log
 
     default = load_rules(default_rules)
     store = tables or Tables()
+    presets = [{"name": n, "description": d} for n, d in preset_descriptions().items()]
+    listing = Json({"presets": presets, "default": _rules_spec(default), "default_name": default.name}).body
+    document = Json(openapi()).body
+    limiter: list[anyio.CapacityLimiter] = []
+
+    async def work(fn: Callable[..., Response], *args: Any) -> Response:
+        """`fn(*args)` in a worker thread (at most `WORKERS` at once), its answer rendered there too."""
+        if not limiter:
+            limiter.append(anyio.CapacityLimiter(WORKERS))
+        return await anyio.to_thread.run_sync(partial(fn, *args), limiter=limiter[0])
 
     def sheet_of(data: dict[str, Any], rules: Rules) -> SheetState:
         return play_sheet(rules, data.get("players", ()), data.get("entries", []))
@@ -88,36 +113,32 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
         return FileResponse(f"{_static_dir()}/index.html", headers={"Cache-Control": "no-cache"})
 
     async def rules_list(request: Request) -> Response:
-        presets = [{"name": n, "description": d} for n, d in preset_descriptions().items()]
-        return Json({"presets": presets, "default": _rules_spec(default),
-                     "default_name": default.name})
+        return Response(listing, media_type="application/json")
 
-    async def rules_check(request: Request) -> Response:
-        data = await read_json(request)
+    async def api_document(request: Request) -> Response:
+        return Response(document, media_type="application/json")
+
+    def rules_answer(data: dict[str, Any]) -> Response:
         rules = rules_of(data)
         return Json({"name": rules.name, "description": rules.description, "rules": to_dict(rules),
                      "spec": _rules_spec(rules)})
 
-    async def sheet(request: Request) -> Response:
-        data = await read_json(request)
+    def sheet_answer(data: dict[str, Any]) -> Response:
         return Json(sheet_of(data, rules_of(data)).as_dict())
 
-    async def log(request: Request) -> Response:
-        data = await read_json(request)
+    def log_answer(data: dict[str, Any]) -> Response:
         return Json(sheet_log(sheet_of(data, rules_of(data))),
                     headers={"Content-Disposition": 'attachment; filename="cinqmille-sheet.json"'})
 
-    async def replay(request: Request) -> Response:
-        data = await read_json(request)
+    def replay_answer(data: dict[str, Any]) -> Response:
         state = replay_sheet_log(data)
         return Json({"rules": _rules_spec(state.rules), "players": list(state.names),
                      "entries": [e.as_dict() for e in state.entries], "sheet": state.as_dict()})
 
-    async def advice(request: Request) -> Response:
+    def advice_answer(data: dict[str, Any]) -> Response:
         from ..advice import advise
         from ..solver.n_player import MAX_PLAYERS
 
-        data = await read_json(request)
         rules = rules_of(data)
         if "players" in data or "entries" in data:
             state = sheet_of(data, rules)
@@ -131,11 +152,17 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
             return Json(table.as_dict(), status_code=202)
         return Json(advise(table, pos, roll).as_dict())
 
+    def endpoint(answer: Callable[[dict[str, Any]], Response]) -> Callable[[Request], Any]:
+        async def handle(request: Request) -> Response:
+            return await work(answer, await read_json(request))
+
+        return handle
+
     async def progress(request: Request) -> Response:
-        key = request.query_params.get("job", "")
-        job = store.job(key) if len(key) <= 64 else None
+        key = checked("GET", "/api/progress", dict(request.query_params))["job"]
+        job = store.job(key)
         if job is None:
-            raise ApiError(404, f"no table is being solved under the key {key[:64]!r}")
+            raise ApiError(404, f"no table is being solved under the key {key!r}", field="job")
         return Json(job.as_dict())
 
     async def api_missing(request: Request) -> Response:
@@ -145,11 +172,15 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
 
     async def on_api_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
-        return _error(exc.status, exc.message, **exc.extra)
+        return Json({"error": exc.message, **exc.extra}, status_code=exc.status, headers=exc.headers)
+
+    async def on_queue_full(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, QueueFull)
+        return Json({"error": str(exc)}, status_code=429, headers={"Retry-After": str(exc.retry_after)})
 
     async def on_refusal(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, SheetRefusal)
-        return _error(422, exc.reason, entry=exc.index)
+        return _error(422, exc.reason, field=f"entries[{exc.index}]", entry=exc.index)
 
     async def on_bad_input(request: Request, exc: Exception) -> Response:
         line = str(exc).strip().splitlines()[0] if str(exc).strip() else "bad input"
@@ -166,17 +197,18 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
     routes = [
         Route("/", index),
         Route("/api/rules", rules_list, methods=["GET"]),
-        Route("/api/rules", rules_check, methods=["POST"]),
-        Route("/api/sheet", sheet, methods=["POST"]),
-        Route("/api/log", log, methods=["POST"]),
-        Route("/api/replay", replay, methods=["POST"]),
-        Route("/api/advice", advice, methods=["POST"]),
+        Route("/api/rules", endpoint(rules_answer), methods=["POST"]),
+        Route("/api/sheet", endpoint(sheet_answer), methods=["POST"]),
+        Route("/api/log", endpoint(log_answer), methods=["POST"]),
+        Route("/api/replay", endpoint(replay_answer), methods=["POST"]),
+        Route("/api/advice", endpoint(advice_answer), methods=["POST"]),
         Route("/api/progress", progress, methods=["GET"]),
+        Route("/api/openapi.json", api_document, methods=["GET"]),
         Route("/api/{rest:path}", api_missing),
         Mount("/static", StaticFiles(directory=_static_dir()), name="static"),
     ]
     handlers: dict[Any, Any] = {
-        ApiError: on_api_error, SheetRefusal: on_refusal, SheetError: on_bad_input, CinqmilleError: on_bad_input,
+        ApiError: on_api_error, QueueFull: on_queue_full, SheetRefusal: on_refusal, SheetError: on_bad_input, CinqmilleError: on_bad_input,
         HTTPException: on_http, Exception: on_crash,
     }
     @contextlib.asynccontextmanager
@@ -186,6 +218,7 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
 
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
     app.state.tables = store
+    app.add_middleware(Guard, access=access or Access.local())
     return app
 
 

@@ -1,0 +1,124 @@
+"""Who may talk to the server: the `Host` it answers to, and the `Origin` of requests that start work.
+
+A page on another site can make the browser send requests to this server
+(cross-site requests), and a name of its own that resolves to 127.0.0.1 can even
+read the answers (DNS rebinding). So `Guard` answers only requests whose `Host`
+is one of the server's own names (the bound address and the loopback names,
+with the port), and refuses with 403 a request other than GET or HEAD whose
+`Origin` is present and not one of those hosts (no `Origin`: a client that is
+not a browser, such as curl, which a web page cannot be).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import socket
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+#: The names of this machine's loopback interface.
+LOOPBACK = ("localhost", "127.0.0.1", "[::1]")
+#: Methods that neither change anything nor start work.
+SAFE_METHODS = ("GET", "HEAD")
+
+
+def _name(host: str) -> str:
+    """`host` as it appears in a Host header: lower case, IPv6 in brackets, no trailing dot."""
+    host = host.strip().lower().rstrip(".")
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def is_local(host: str) -> bool:
+    """Whether `host` (a name or an address) is this machine's loopback interface."""
+    if _name(host) in LOOPBACK:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _machine_names() -> set[str]:
+    """This machine's host name and addresses (what other machines of the network call it)."""
+    names = {socket.gethostname(), socket.getfqdn()}
+    try:
+        names |= {str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None)}
+    except OSError:
+        pass
+    return {_name(n) for n in names if n}
+
+
+@dataclass(frozen=True)
+class Access:
+    """The Host header values the server answers to: `hosts` (name:port), or `names` on any port."""
+
+    hosts: frozenset[str] = frozenset()
+    names: frozenset[str] = frozenset()
+
+    @classmethod
+    def local(cls) -> "Access":
+        """The loopback names on any port (the app's default when it does not know where it listens)."""
+        return cls(names=frozenset(LOOPBACK))
+
+    @classmethod
+    def bound(cls, host: str, port: int) -> "Access":
+        """The address the server listens on and the loopback names, with `port`; a wildcard adds the machine's."""
+        names = {_name(host), *LOOPBACK}
+        if host in ("0.0.0.0", "::", ""):
+            names |= _machine_names()
+        hosts = {f"{n}:{port}" for n in names}
+        if port == 80:
+            hosts |= names
+        return cls(hosts=frozenset(hosts))
+
+    def host_ok(self, host: str) -> bool:
+        """Whether a Host header (name[:port]) is one of the server's."""
+        host = host.strip().lower()
+        if host in self.hosts:
+            return True
+        name, sep, port = host.rpartition(":") if host.count(":") == 1 or "]:" in host else (host, "", "")
+        return (not sep or port.isdigit()) and name.rstrip(".") in self.names
+
+    def origin_ok(self, origin: str) -> bool:
+        """Whether an Origin header is a page of this server (http://one-of-its-hosts)."""
+        try:
+            parts = urlsplit(origin.strip())
+        except ValueError:
+            return False
+        return parts.scheme == "http" and bool(parts.netloc) and not parts.path and self.host_ok(parts.netloc)
+
+
+class Guard:
+    """ASGI middleware: a request to a foreign Host, or work asked from a foreign Origin, is a 403 in JSON."""
+
+    def __init__(self, app: Asgi, access: Access):
+        self.app, self.access = app, access
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", ())}
+            host, origin = headers.get("host", ""), headers.get("origin")
+            why = None
+            if not self.access.host_ok(host):
+                why = (f"this server does not answer to the host {json.dumps(host[:80])}", "Host")
+            elif origin is not None and scope["method"] not in SAFE_METHODS and not self.access.origin_ok(origin):
+                why = (f"requests from the page {json.dumps(origin[:80])} are not accepted", "Origin")
+            if why is not None:
+                await _refuse(send, why[0], why[1])
+                return
+        await self.app(scope, receive, send)
+
+
+async def _refuse(send: Send, message: str, field: str) -> None:
+    body = json.dumps({"error": message, "field": field}).encode()
+    await send({"type": "http.response.start", "status": 403,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
