@@ -43,10 +43,13 @@ file documents its columns (`COLUMN_DOCS`, `KEEP_DOCS`): the npz `meta` JSON,
 the parquet schema (field metadata and the ``cinqmille`` key), a JSON sidecar
 ``<file>.json`` beside each CSV file.
 
-Files are written atomically (`files.atomic_write`), the keep table and the
-sidecars too: a temporary file in the target's directory, renamed over the
+Files are written atomically (`files.atomic_write_all`), the keep table and
+the sidecars too: a temporary file in the target's directory, renamed over the
 target only once complete; the temporary files of a killed export are removed
-by the next one.
+by the next one. A target (the policy file or a file beside it) that exists
+and is not a regular file (a device, a FIFO, a socket, a directory, or a
+symbolic link to one) refuses the export before any file is written
+(`check_targets`).
 """
 
 from __future__ import annotations
@@ -61,7 +64,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from .errors import CinqmilleError
-from .files import atomic_write
+from .files import atomic_write_all, check_target
 from .parsing import quoted, whole
 from .position import check_score
 from .rules import Rules, to_dict
@@ -446,14 +449,33 @@ def sidecar_path(path: Path) -> Path:
     return path.with_name(path.name + ".json")
 
 
+def policy_files(path: Path, fmt: str, keeps: bool) -> list[Path]:
+    """The files an export to `path` writes, the policy file first: its keep table and the CSV sidecars beside it."""
+    path = Path(path)
+    if fmt == "npz":
+        return [path]
+    files = [path, keeps_path(path)] if keeps else [path]
+    if fmt == "csv":
+        files = [f for p in files for f in (p, sidecar_path(p))]
+    return files
+
+
+def check_targets(path: Path, fmt: str, keeps: bool) -> None:
+    """Refuse an export whose policy file or any file beside it exists and is not a regular file (`files.check_target`)."""
+    for target in policy_files(path, fmt, keeps):
+        check_target(target)
+
+
 def write_policy(path: Path, fmt: str, cols: Columns, meta: dict, keeps: Columns | None = None) -> list[Path]:
     """Write the bank/roll rows (and the keep table, if given) in `fmt`; returns the files written.
 
     npz: one archive, the keep columns as ``keeps/<column>``. CSV and parquet:
     the keep table in `keeps_path`; CSV files each get a JSON sidecar
-    (`sidecar_path`). Every file is written to a temporary file first and all
-    are renamed at the end, the policy file last: a failure leaves every
-    target as it was.
+    (`sidecar_path`). Every target is checked first (`files.atomic_write_all`:
+    one that exists and is not a regular file, a device or a FIFO, refuses the
+    whole export before anything is written); every file is written to a
+    temporary file and all are renamed at the end, the policy file last: a
+    failure leaves every target as it was.
     """
     if fmt == "parquet":
         need_pyarrow()
@@ -467,34 +489,24 @@ def write_policy(path: Path, fmt: str, cols: Columns, meta: dict, keeps: Columns
         main["keeps"] = {"rows": len(keeps["me"]), "file": kpath.name}
     side = {**meta, "table": KEEPS, "rows": len(keeps["me"]) if keeps is not None else 0,
             "columns": dict(keep_docs), "policy": path.name}
-    jobs: list[tuple[Path, Callable[[Path], None]]] = []
+    writers: dict[Path, Callable[[Path], None]] = {}
     if fmt == "npz":
-        jobs.append((path, lambda tmp: _write_npz(tmp, cols, main, keeps)))
+        writers[path] = lambda tmp: _write_npz(tmp, cols, main, keeps)
     else:
         main_writer, keep_writer = {"csv": (_write_csv, _write_keeps_csv),
                                     "parquet": (_write_parquet, _write_keeps_parquet)}[fmt]
-        jobs.append((path, lambda tmp: main_writer(tmp, cols, main)))
-        if fmt == "csv":
-            jobs.append((sidecar_path(path), lambda tmp: _write_json(tmp, {"file": path.name, **main})))
+        writers[path] = lambda tmp: main_writer(tmp, cols, main)
         if keeps is not None:
-            jobs.append((kpath, lambda tmp: keep_writer(tmp, keeps, side)))
-            if fmt == "csv":
-                jobs.append((sidecar_path(kpath), lambda tmp: _write_json(tmp, {"file": kpath.name, **side})))
-    _atomic_all(jobs)
+            writers[kpath] = lambda tmp: keep_writer(tmp, keeps, side)
+        for file, record in ((path, main), (kpath, side)):  # the CSV sidecars
+            writers[sidecar_path(file)] = _json_writer({"file": file.name, **record})
+    jobs = [(p, writers[p]) for p in policy_files(path, fmt, keeps is not None)]
+    atomic_write_all(jobs)
     return [p for p, _ in jobs]
 
 
-def _atomic_all(jobs: list[tuple[Path, Callable[[Path], None]]]) -> None:
-    """Write each file to a temporary file, then rename them all, the first last (`atomic_write`, nested)."""
-    if not jobs:
-        return
-    (path, write), rest = jobs[0], jobs[1:]
-
-    def then_rest(tmp: Path) -> None:
-        write(tmp)
-        _atomic_all(rest)
-
-    atomic_write(path, then_rest)
+def _json_writer(data: dict) -> Callable[[Path], None]:
+    return lambda tmp: _write_json(tmp, data)
 
 
 def _write_json(path: Path, data: dict) -> None:
