@@ -425,3 +425,58 @@ def test_a_special_file_beside_the_target_refuses_the_whole_export(side: str, ti
         ex.write_policy(target, "csv", {c: np.zeros(0) for c in ex.COLUMNS}, {}, {c: np.zeros(0, np.int8) for c in
                                                                                  ex.KEEP_COLUMNS})
     assert target.read_text() == "old content\n"
+
+
+# -- zero_turns: the scoreless-turn counters ------------------------------------------------------
+ZERO = {"name": "z3", "goal": 350, "opening": 150, "zero_turns": {"count": 3, "to": "zero"}}
+
+
+@pytest.mark.parametrize("fmt", ex.FORMATS)
+def test_zero_turns_export_lists_every_counter_pair_as_advise_reads_it(fmt: str, tmp_path: Path) -> None:
+    """Under a counted zero_turns every pair of counters is exported in `scoreless_me`, `scoreless_opp` (no
+    `seat`), documented, and every row and sampled keep row equals `advise --scoreless MINE,HIS`."""
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    rules_file = tmp_path / "z3.toml"
+    rules_file.write_text('name = "z3"\ngoal = 350\nopening = 150\n[zero_turns]\ncount = 3\nto = "zero"\n')
+    target = tmp_path / f"z.{fmt}"
+    code, _, err = run("--rules", str(rules_file), "-o", str(target), "--me", "200", "--opp", "150:300")
+    assert code == 0, err
+    cols, meta = ex.read_policy(target), ex.read_meta(target)
+    assert "seat" not in cols and meta["scoreless"] == 3
+    documented({c: meta["columns"][c] for c in ex.COLUMNS_Z}, list(ex.COLUMNS_Z))
+    pairs = set(zip(cols["scoreless_me"].tolist(), cols["scoreless_opp"].tolist()))
+    assert pairs == {(i, j) for i in range(3) for j in range(3)}
+    result = solve(rules_from_dict(ZERO))
+    for i in range(len(cols["me"])):
+        me, opp, mine, his, turn, dice = (int(cols[c][i]) for c in ("me", "opp", *ex.SCORELESS, "turn", "dice"))
+        if turn == 0:
+            continue
+        adv = advise(result, Position(me, opp, turn, dice, scoreless=(mine, his)))
+        assert cols["action"][i] == adv.best.action, (me, opp, mine, his, turn, dice)
+        assert cols["win"][i] == pytest.approx(adv.win, rel=1e-9, abs=1e-12)
+    assert len({float(cols["win"][i]) for i in np.flatnonzero((cols["turn"] == 0) & (cols["opp"] == 300))}) > 1, \
+        "the counters must change the chances for this test to mean anything"
+    rows = len(cols["keeps/me"])
+    assert set(zip(cols["keeps/scoreless_me"].tolist(), cols["keeps/scoreless_opp"].tolist())) == pairs
+    for i in range(0, rows, max(1, rows // 60)):
+        me, opp, mine, his, turn, rolled = (int(cols[f"keeps/{c}"][i])
+                                            for c in ("me", "opp", *ex.SCORELESS, "turn", "rolled"))
+        adv = advise(result, Position(me, opp, turn, scoreless=(mine, his)), roll=faces(rolled))
+        assert int("".join(map(str, adv.best.keep))) == int(cols["keeps/keep"][i]), (me, opp, mine, his, turn)
+
+
+def test_zero_turns_row_equals_the_advise_command(tmp_path: Path) -> None:
+    """One exported row of counters (2, 1) is what `cinqmille advise --scoreless 2,1 --json` prints."""
+    rules_file = tmp_path / "z3.toml"
+    rules_file.write_text('name = "z3"\ngoal = 350\nopening = 150\n[zero_turns]\ncount = 3\nto = "zero"\n')
+    target = tmp_path / "z.npz"
+    assert run("--rules", str(rules_file), "-o", str(target), "--me", "200", "--opp", "300", "--no-keeps")[0] == 0
+    cols = ex.read_policy(target)
+    i = int(np.flatnonzero((cols["scoreless_me"] == 2) & (cols["scoreless_opp"] == 1) & (cols["turn"] == 100)
+                           & (cols["dice"] == 3))[0])
+    out = CliRunner().invoke(main, ["advise", "--rules", str(rules_file), "--me", "200", "--opp", "300",
+                                    "--turn", "100", "--dice", "3", "--scoreless", "2,1", "--json"])
+    assert out.exit_code == 0, out.output
+    answer = json.loads(out.stdout)
+    assert float(cols["win"][i]) == pytest.approx(answer["win"], rel=1e-9)
