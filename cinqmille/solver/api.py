@@ -143,7 +143,16 @@ def save(result: SolveResult, path: Path) -> None:
     cache.save_npz(Path(path), arrays, meta, result_spec(result.rules, result.objective, result.players))
 
 
+#: The metadata of a cached solve and the type of each field (checked on loading: `cache.check_meta`).
+RESULT_META: dict[str, type | tuple[type, ...]] = {"objective": str, "residual": (int, float), "seconds": (int, float), "states": int, "exact": bool,
+               "assumptions": list, "solver_version": str, "extra": dict, "players": int}
+
+
 def _result(rules: Rules, arrays: dict[str, np.ndarray], meta: dict) -> SolveResult:
+    """The result of a cached table, its metadata checked (`CorruptTable` when a field is missing or mistyped)."""
+    cache.check_meta(meta, RESULT_META)
+    if not 0.0 <= float(meta["residual"]) < np.inf or not 1 <= meta["players"] <= MAX_PLAYERS or meta["states"] < 0:
+        raise cache.CorruptTable("metadata 'residual', 'players' or 'states' out of range")
     try:
         return SolveResult(
             rules=rules, objective=meta["objective"], values=arrays["values"],
@@ -191,9 +200,13 @@ def solve(rules: Rules | str | None = None, objective: Objective = "win", progre
         found, writable = None, False
     if found is not None:
         try:
-            return _result(rules, *found)
+            result = _result(rules, *found)
+            why = result.sample_problem()  # a forgery with a valid checksum: plausible values, not the solution
+            if why:
+                raise cache.CorruptTable(why)
+            return result
         except cache.CorruptTable as exc:
-            warnings.warn(f"{path}: {exc}; recomputing", stacklevel=2)
+            cache.discard(path, exc)
     check_budget(rules, objective, limits, players)
     result = compute(rules, objective, progress, players=players)
     if writable:
