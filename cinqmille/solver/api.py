@@ -104,10 +104,15 @@ def result_spec(rules: Rules, objective: str, players: int = 2) -> cache.TableSp
     if players > 2:
         cells = np.ix_(*([valid] * players))
 
+        possible = np.zeros((g,) * players, dtype=bool)
+        possible[cells] = True
+
         def seats_ok(arrays: Mapping[str, np.ndarray]) -> str | None:
             w = arrays["values"][cells]
             if not np.isfinite(w).all() or (w.sum(axis=-1) > 1.0 + 1e-9).any():
                 return "array 'values' is not a table of seat chances at every possible score"
+            if not np.isnan(arrays["values"][~possible]).all():
+                return "array 'values' holds chances at scores that cannot occur"
             return in_range(arrays)
 
         return cache.TableSpec.of(rules, "solve", objective, players,
@@ -123,6 +128,8 @@ def result_spec(rules: Rules, objective: str, players: int = 2) -> cache.TableSp
         w = arrays["values"].reshape(seats, g, g)
         if not np.isfinite(w[:, pairs]).all():
             return "array 'values' has a missing value at a possible pair of scores"
+        if not np.isnan(w[:, ~pairs]).all():
+            return "array 'values' holds chances at scores that cannot occur"
         return in_range(arrays)
 
     return cache.TableSpec.of(rules, "solve", objective, 2, arrays, win_ok)
@@ -201,6 +208,9 @@ def solve(rules: Rules | str | None = None, objective: Objective = "win", progre
     if found is not None:
         try:
             result = _result(rules, *found)
+            if (result.objective, result.players) != (objective, players if objective == "win" else result.players):
+                raise cache.CorruptTable(f"its metadata names the objective {result.objective!r} for "
+                                         f"{result.players} players")
             why = result.sample_problem()  # a forgery with a valid checksum: plausible values, not the solution
             if why:
                 raise cache.CorruptTable(why)
