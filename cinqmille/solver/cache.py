@@ -8,9 +8,15 @@ reading any large array: the zip structure, the identity against the one the
 caller expects, each array's header (shape, dtype), then the checksum and the
 caller's check of the values (finite, in range). Anything off is a
 `CorruptTable`: `try_load` reports it in one warning, deletes the file and lets
-the caller recompute. A file that exists but cannot be read (permissions) is
-reported and left alone. Files are written atomically (`files.atomic_write`)
-and read with `allow_pickle=False`.
+the caller recompute. A file that exists but cannot be read (permissions), or
+is not a regular file (a FIFO would block), is reported and left alone
+(`UnreadableTable`). Files are written atomically (`files.atomic_write`) and
+read with `allow_pickle=False`.
+
+The callers then check what the checksum cannot prove (docs/solver.md,
+"Caches"): the metadata's fields and types (`check_meta`), the layout
+against the ruleset, and a sample of rows recomputed by the kernel; a failure
+there is a `CorruptTable` too, reported and deleted the same way (`discard`).
 """
 
 from __future__ import annotations

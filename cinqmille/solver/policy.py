@@ -151,7 +151,7 @@ def differs(found: np.ndarray, want: np.ndarray, tol: float = SAME_PASS_TOL) -> 
     return not bool((same | close).all())
 
 
-def layout_problem(arrays: dict[str, np.ndarray], period: Any, want: dict[str, np.ndarray],
+def layout_problem(arrays: dict[str, np.ndarray], period: Any, want: dict[str, Any],
                    want_period: int) -> str | None:
     """Why arrays read back from the cache are not laid out as the ruleset's table: `want` maps the arrays
     that must be equal (scores, caps, choices) and shapes of the others (a tuple); None when they are."""
