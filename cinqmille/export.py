@@ -2,7 +2,11 @@
 
 The bank/roll table has one row per bank-or-roll decision state that can
 occur: banked scores `me`, `opp`, the mover's `seat` (under `last_round`, 0
-for the player who opens each round and 1 for the other; always 0 otherwise),
+for the player who opens each round and 1 for the other; always 0 otherwise)
+or, under a counted `zero_turns` (`solver.turns.counted`), the scoreless-turn
+counters `scoreless_me`, `scoreless_opp` instead of `seat`: every pair, each
+0 .. count - 1, as `advise --scoreless MINE,HIS` reads it (`kind_labels`;
+the files' metadata records the count as `scoreless`),
 turn points `turn` (0 up to the pair's cap: the goal under `reach`, where a
 bank wins; exactly the goal under `exact`), dice in hand `dice`. A state
 (turn, dice) is listed when some sequence of keeps from the turn start reaches
@@ -43,10 +47,13 @@ file documents its columns (`COLUMN_DOCS`, `KEEP_DOCS`): the npz `meta` JSON,
 the parquet schema (field metadata and the ``cinqmille`` key), a JSON sidecar
 ``<file>.json`` beside each CSV file.
 
-Files are written atomically (`files.atomic_write`), the keep table and the
-sidecars too: a temporary file in the target's directory, renamed over the
+Files are written atomically (`files.atomic_write_all`), the keep table and
+the sidecars too: a temporary file in the target's directory, renamed over the
 target only once complete; the temporary files of a killed export are removed
-by the next one.
+by the next one. A target (the policy file or a file beside it) that exists
+and is not a regular file (a device, a FIFO, a socket, a directory, or a
+symbolic link to one) refuses the export before any file is written
+(`check_targets`).
 """
 
 from __future__ import annotations
@@ -61,7 +68,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from .errors import CinqmilleError
-from .files import atomic_write
+from .files import atomic_write_all, check_target
 from .parsing import quoted, whole
 from .position import check_score
 from .rules import Rules, to_dict
@@ -129,11 +136,49 @@ KEEP_DOCS3: dict[str, dict[str, str]] = {
 }
 
 
-def columns_of(players: int) -> tuple[tuple[str, ...], tuple[str, ...], dict, dict]:
-    """(bank/roll columns, keep columns, their docs) of an export for `players` (2 or 3)."""
+#: A counted `zero_turns` (`solver.turns.counted`): the scoreless-turn counters take the place of `seat`.
+SCORELESS: tuple[str, str] = ("scoreless_me", "scoreless_opp")
+COLUMNS_Z: tuple[str, ...] = ("me", "opp") + SCORELESS + COLUMNS[3:]
+KEEP_COLUMNS_Z: tuple[str, ...] = ("me", "opp") + SCORELESS + KEEP_COLUMNS[3:]
+_COUNTERS = {
+    "scoreless_me": {"meaning": "zero_turns: scoreless turns in a row of the player to move, before this turn "
+                                "(advise --scoreless MINE,HIS: MINE)", "unit": "turns (0 .. count - 1)"},
+    "scoreless_opp": {"meaning": "zero_turns: scoreless turns in a row of the opponent (advise --scoreless "
+                                 "MINE,HIS: HIS)", "unit": "turns (0 .. count - 1)"},
+}
+COLUMN_DOCS_Z: dict[str, dict[str, str]] = {c: COLUMN_DOCS.get(c) or _COUNTERS[c] for c in COLUMNS_Z}
+KEEP_DOCS_Z: dict[str, dict[str, str]] = {c: KEEP_DOCS.get(c) or _COUNTERS[c] for c in KEEP_COLUMNS_Z}
+
+
+def columns_of(players: int, scoreless: int = 0) -> tuple[tuple[str, ...], tuple[str, ...], dict, dict]:
+    """(bank/roll columns, keep columns, their docs) of an export for `players` (2 or 3); `scoreless`: the
+    count of a counted `zero_turns` (its counters replace `seat`), 0 otherwise."""
     if players == 3:
         return COLUMNS3, KEEP_COLUMNS3, COLUMN_DOCS3, KEEP_DOCS3
+    if scoreless:
+        return COLUMNS_Z, KEEP_COLUMNS_Z, COLUMN_DOCS_Z, KEEP_DOCS_Z
     return COLUMNS, KEEP_COLUMNS, COLUMN_DOCS, KEEP_DOCS
+
+
+def kind_labels(result: "SolveResult") -> list[tuple[int, dict[str, int]]]:
+    """Every kind of row of a two-player table (`solver.turns`) and its label columns: the seat (under
+    last_round both seats, else seat 0), or the counters (scoreless_me, scoreless_opp) of a counted zero_turns."""
+    from .solver.turns import counted
+
+    c = counted(result.rules)
+    if c:
+        return [(k, dict(zip(SCORELESS, divmod(k, c)))) for k in range(c * c)]
+    return [(k, {"seat": k}) for k in range(result.seats)]
+
+
+def kinds_of(result: "SolveResult", cols: Columns) -> np.ndarray:
+    """The kind of row (`kind_labels`) of each exported row, from its label columns."""
+    from .solver.turns import counted
+
+    c = counted(result.rules)
+    if c:
+        return cols["scoreless_me"].astype(np.int64) * c + cols["scoreless_opp"].astype(np.int64)
+    return cols["seat"].astype(np.int64)
 
 
 # -- which states ------------------------------------------------------------------------
@@ -144,21 +189,14 @@ def reachable(rules: Rules, tmax: int) -> np.ndarray:
     return reach(rules, tmax)
 
 
-def pair_rows(result: "SolveResult", me: int, opp: int, reach: np.ndarray, seat: int = 0) -> Columns:
-    """The rows of one score pair (real points) and seat, turn points ascending, then dice (from the policy table)."""
+def pair_rows(result: "SolveResult", me: int, opp: int, reach: np.ndarray, seat: int = 0,
+              labels: dict[str, int] | None = None) -> Columns:
+    """The rows of one score pair (real points) and kind of row (`seat`: the seat, or the counters'
+    kind), turn points ascending, then dice (from the policy table); `labels`: its label columns."""
     block, r = result.policy.spot(me, opp, seat)
-    cap = min(int(block.cap[r]), reach.shape[0] - 1)
-    ts, ms = np.nonzero(reach[: cap + 1])
-    dice = ms + 1
-    bank = block.bank(r, ts, dice)
-    n = len(ts)
-    return {
-        "me": np.full(n, me, dtype=np.int32), "opp": np.full(n, opp, dtype=np.int32),
-        "seat": np.full(n, seat, dtype=np.int8), "turn": (ts * UNIT).astype(np.int32), "dice": dice.astype(np.int8),
-        "action": np.where(block.banks(r, ts, dice), "bank", "roll"),
-        "win": block.value(r, ts, dice), "bank": np.where(bank > -np.inf, bank, np.nan),
-        "roll": block.roll(r, ts, dice).astype(float),
-    }
+    labels = {"seat": seat} if labels is None else labels
+    names = ("me", "opp", *labels, *COLUMNS[3:])
+    return _block_rows(block, r, reach, {"me": me, "opp": opp, **labels}, names)
 
 
 def parse_scores(text: str | None, rules: Rules, label: str) -> list[int]:
@@ -192,17 +230,17 @@ def policy_rows(result: "SolveResult", mes: list[int], opps: list[int],
     rules = result.rules
     reach = reachable(rules, rules.goal // UNIT)
     chunks = []
-    seats = range(result.seats)
-    total = len(mes) * len(opps) * len(seats)
+    kinds = kind_labels(result)
+    total = len(mes) * len(opps) * len(kinds)
     done = 0
-    for seat in seats:
+    for kind, labels in kinds:
         for me in mes:
             for opp in opps:
-                chunks.append(pair_rows(result, me, opp, reach, seat))
+                chunks.append(pair_rows(result, me, opp, reach, kind, labels))
                 done += 1
                 if progress is not None and (done % 64 == 0 or done == total):
                     progress(done / total)
-    return {c: np.concatenate([ch[c] for ch in chunks]) for c in COLUMNS}
+    return {c: np.concatenate([ch[c] for ch in chunks]) for c in chunks[0]}
 
 
 def _triples(result: "SolveResult", me: int, opp: int, opp2s: list[int]) -> tuple[object, np.ndarray]:
@@ -263,7 +301,8 @@ def _block_rows(block, r: int, reach: np.ndarray, labels: dict[str, int],  # typ
     dice = ms + 1
     bank = block.bank(r, ts, dice)
     n = len(ts)
-    out: Columns = {c: np.full(n, v, dtype=np.int32) for c, v in labels.items()}
+    out: Columns = {c: np.full(n, v, dtype=np.int32 if c in ("me", "opp", "opp2") else np.int8)
+                    for c, v in labels.items()}
     out.update({"turn": (ts * UNIT).astype(np.int32), "dice": dice.astype(np.int8),
                 "action": np.where(block.banks(r, ts, dice), "bank", "roll"),
                 "win": block.value(r, ts, dice), "bank": np.where(bank > -np.inf, bank, np.nan),
@@ -385,20 +424,22 @@ def keep_rows(result: "SolveResult", cols: Columns, progress: Callable[[float], 
     policy = result.policy
     rolls = _rolls(rules)
     sel = np.flatnonzero(cols["action"] == "roll")
-    me, opp, seat, turn, dice = (cols[c][sel].astype(np.int64) for c in ("me", "opp", "seat", "turn", "dice"))
+    me, opp, turn, dice = (cols[c][sel].astype(np.int64) for c in ("me", "opp", "turn", "dice"))
+    kind = kinds_of(result, cols)[sel]
     count, start = _keep_layout(rules, rolls, dice)
     pdt = points_dtype(rules.goal)
+    labels = [c for c in cols if c in ("seat",) + SCORELESS]
     out: Columns = {
         "me": np.repeat(me.astype(pdt), count), "opp": np.repeat(opp.astype(pdt), count),
-        "seat": np.repeat(seat.astype(np.int8), count), "turn": np.repeat(turn.astype(pdt), count),
-        "dice": np.repeat(dice.astype(np.int8), count),
+        **{c: np.repeat(cols[c][sel].astype(np.int8), count) for c in labels},
+        "turn": np.repeat(turn.astype(pdt), count), "dice": np.repeat(dice.astype(np.int8), count),
     }
     n = int(start[-1])
     out.update(rolled=np.empty(n, np.int32), keep=np.empty(n, np.int32), points=np.empty(n, pdt),
                left=np.empty(n, np.int8), then=np.empty(n, np.uint8))
     if not len(sel):
         return out
-    r = np.asarray(policy.row(me // UNIT, opp // UNIT, seat), dtype=np.int64)
+    r = np.asarray(policy.row(me // UNIT, opp // UNIT, kind), dtype=np.int64)
     t = turn // UNIT
     for lo in range(0, len(sel), chunk):
         part = np.arange(lo, min(lo + chunk, len(sel)))
@@ -430,8 +471,11 @@ def need_pyarrow() -> None:
 
 def meta_of(result: "SolveResult") -> dict:
     """What a policy file records besides its rows (the writers add its `table`, `columns` and `keeps`)."""
+    from .solver.turns import counted
+
     return {"rules": to_dict(result.rules), "solver_version": result.solver_version,
-            "exact": result.exact, "assumptions": list(result.assumptions), "players": result.players}
+            "exact": result.exact, "assumptions": list(result.assumptions), "players": result.players,
+            "scoreless": counted(result.rules) if result.players == 2 else 0}
 
 
 def keeps_path(path: Path) -> Path:
@@ -446,19 +490,38 @@ def sidecar_path(path: Path) -> Path:
     return path.with_name(path.name + ".json")
 
 
+def policy_files(path: Path, fmt: str, keeps: bool) -> list[Path]:
+    """The files an export to `path` writes, the policy file first: its keep table and the CSV sidecars beside it."""
+    path = Path(path)
+    if fmt == "npz":
+        return [path]
+    files = [path, keeps_path(path)] if keeps else [path]
+    if fmt == "csv":
+        files = [f for p in files for f in (p, sidecar_path(p))]
+    return files
+
+
+def check_targets(path: Path, fmt: str, keeps: bool) -> None:
+    """Refuse an export whose policy file or any file beside it exists and is not a regular file (`files.check_target`)."""
+    for target in policy_files(path, fmt, keeps):
+        check_target(target)
+
+
 def write_policy(path: Path, fmt: str, cols: Columns, meta: dict, keeps: Columns | None = None) -> list[Path]:
     """Write the bank/roll rows (and the keep table, if given) in `fmt`; returns the files written.
 
     npz: one archive, the keep columns as ``keeps/<column>``. CSV and parquet:
     the keep table in `keeps_path`; CSV files each get a JSON sidecar
-    (`sidecar_path`). Every file is written to a temporary file first and all
-    are renamed at the end, the policy file last: a failure leaves every
-    target as it was.
+    (`sidecar_path`). Every target is checked first (`files.atomic_write_all`:
+    one that exists and is not a regular file, a device or a FIFO, refuses the
+    whole export before anything is written); every file is written to a
+    temporary file and all are renamed at the end, the policy file last: a
+    failure leaves every target as it was.
     """
     if fmt == "parquet":
         need_pyarrow()
     path, kpath = Path(path), keeps_path(path)
-    _, _, col_docs, keep_docs = columns_of(int(meta.get("players", 2)))
+    _, _, col_docs, keep_docs = _columns_of_meta(meta)
     main = {**meta, "table": "policy", "rows": len(cols["me"]), "columns": dict(col_docs), "keeps": None}
     if keeps is not None and fmt == "npz":
         main["keeps"] = {"rows": len(keeps["me"]), "prefix": f"{KEEPS}/"}
@@ -467,34 +530,24 @@ def write_policy(path: Path, fmt: str, cols: Columns, meta: dict, keeps: Columns
         main["keeps"] = {"rows": len(keeps["me"]), "file": kpath.name}
     side = {**meta, "table": KEEPS, "rows": len(keeps["me"]) if keeps is not None else 0,
             "columns": dict(keep_docs), "policy": path.name}
-    jobs: list[tuple[Path, Callable[[Path], None]]] = []
+    writers: dict[Path, Callable[[Path], None]] = {}
     if fmt == "npz":
-        jobs.append((path, lambda tmp: _write_npz(tmp, cols, main, keeps)))
+        writers[path] = lambda tmp: _write_npz(tmp, cols, main, keeps)
     else:
         main_writer, keep_writer = {"csv": (_write_csv, _write_keeps_csv),
                                     "parquet": (_write_parquet, _write_keeps_parquet)}[fmt]
-        jobs.append((path, lambda tmp: main_writer(tmp, cols, main)))
-        if fmt == "csv":
-            jobs.append((sidecar_path(path), lambda tmp: _write_json(tmp, {"file": path.name, **main})))
+        writers[path] = lambda tmp: main_writer(tmp, cols, main)
         if keeps is not None:
-            jobs.append((kpath, lambda tmp: keep_writer(tmp, keeps, side)))
-            if fmt == "csv":
-                jobs.append((sidecar_path(kpath), lambda tmp: _write_json(tmp, {"file": kpath.name, **side})))
-    _atomic_all(jobs)
+            writers[kpath] = lambda tmp: keep_writer(tmp, keeps, side)
+        for file, record in ((path, main), (kpath, side)):  # the CSV sidecars
+            writers[sidecar_path(file)] = _json_writer({"file": file.name, **record})
+    jobs = [(p, writers[p]) for p in policy_files(path, fmt, keeps is not None)]
+    atomic_write_all(jobs)
     return [p for p, _ in jobs]
 
 
-def _atomic_all(jobs: list[tuple[Path, Callable[[Path], None]]]) -> None:
-    """Write each file to a temporary file, then rename them all, the first last (`atomic_write`, nested)."""
-    if not jobs:
-        return
-    (path, write), rest = jobs[0], jobs[1:]
-
-    def then_rest(tmp: Path) -> None:
-        write(tmp)
-        _atomic_all(rest)
-
-    atomic_write(path, then_rest)
+def _json_writer(data: dict) -> Callable[[Path], None]:
+    return lambda tmp: _write_json(tmp, data)
 
 
 def _write_json(path: Path, data: dict) -> None:
@@ -565,7 +618,7 @@ def _write_parquet(path: Path, cols: Columns, meta: dict) -> None:
     arrays = {c: pa.array(cols[c]) for c in cols if c not in ("action", "bank")}
     arrays["action"] = pa.array(cols["action"].tolist()).dictionary_encode()
     arrays["bank"] = pa.array(cols["bank"], mask=np.isnan(cols["bank"]))
-    docs = columns_of(int(meta.get("players", 2)))[2]
+    docs = _columns_of_meta(meta)[2]
     pq.write_table(_parquet_table({c: arrays[c] for c in cols}, docs, meta), path)
 
 
@@ -575,11 +628,16 @@ def _write_keeps_parquet(path: Path, cols: Columns, meta: dict) -> None:
 
     arrays = {c: pa.array(cols[c]) for c in tuple(cols)[:-1]}
     arrays["then"] = pa.DictionaryArray.from_arrays(pa.array(cols["then"].astype(np.int8)), pa.array(THEN))
-    docs = columns_of(int(meta.get("players", 2)))[3]
+    docs = _columns_of_meta(meta)[3]
     pq.write_table(_parquet_table(arrays, docs, meta), path, compression="zstd")
 
 
 # -- reading back -------------------------------------------------------------------------
+def _columns_of_meta(meta: dict) -> tuple[tuple[str, ...], tuple[str, ...], dict, dict]:
+    """`columns_of` the export a file's metadata describes (`players`, `scoreless`)."""
+    return columns_of(int(meta.get("players", 2)), int(meta.get("scoreless", 0) or 0))
+
+
 def read_meta(path: Path) -> dict:
     """What a policy file records besides its rows: ruleset, solver version, `columns` (name -> meaning, unit), `keeps`."""
     path = Path(path)
@@ -604,7 +662,7 @@ def read_policy(path: Path, keeps: bool = True) -> Columns:
     path = Path(path)
     fmt = format_of(path, None)
     meta = read_meta(path)
-    names, keep_names, _, _ = columns_of(int(meta.get("players", 2)))
+    names, keep_names, _, _ = _columns_of_meta(meta)
     if fmt == "npz":
         with np.load(path, allow_pickle=False) as data:
             out = {c: data[c] for c in names}
@@ -652,7 +710,7 @@ def _read_csv(path: Path) -> Columns:
     columns: list[tuple[str, ...]] = list(zip(*body)) if body else [() for _ in header]
     data = dict(zip(header, columns))
     dtypes: dict[str, type] = {"me": np.int32, "opp": np.int32, "opp2": np.int32, "seat": np.int8,
-                               "turn": np.int32, "dice": np.int8, "win": float, "roll": float}
+                               "scoreless_me": np.int8, "scoreless_opp": np.int8, "turn": np.int32, "dice": np.int8, "win": float, "roll": float}
     out: Columns = {}
     for c in header:
         if c == "action":
@@ -667,12 +725,13 @@ def _read_csv(path: Path) -> Columns:
 def _read_keeps_csv(path: Path, meta: dict) -> Columns:
     """The keep table of a CSV file, by blocks of lines: labels of `then` become their codes, numpy parses the numbers."""
     pdt = points_dtype(int(meta.get("rules", {}).get("goal", 1 << 20)))
-    dtypes = {"me": pdt, "opp": pdt, "opp2": pdt, "seat": np.int8, "turn": pdt, "dice": np.int8, "rolled": np.int32,
+    dtypes = {"me": pdt, "opp": pdt, "opp2": pdt, "seat": np.int8, "scoreless_me": np.int8,
+              "scoreless_opp": np.int8, "turn": pdt, "dice": np.int8, "rolled": np.int32,
               "keep": np.int32, "points": pdt, "left": np.int8, "then": np.uint8}
     with open(path, encoding="utf-8") as handle:
         header = tuple(handle.readline().rstrip("\n").split(","))
         parts: dict[str, list[np.ndarray]] = {c: [np.empty(0, dtypes[c])] for c in header if c in dtypes}
-        if header not in (KEEP_COLUMNS, KEEP_COLUMNS3):
+        if header not in (KEEP_COLUMNS, KEEP_COLUMNS3, KEEP_COLUMNS_Z):
             raise CinqmilleError(f"{path}: not a keep table (columns {quoted(','.join(header))})")
         while True:
             lines = handle.readlines(1 << 26)

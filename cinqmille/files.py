@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .errors import CinqmilleError
@@ -58,13 +59,40 @@ def clean_stale_tmp(directory: Path, target: str | None = None) -> int:
     return removed
 
 
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
+
+
+def check_target(path: Path) -> None:
+    """Refuse (`CinqmilleError`, one line) a target that exists and is not a regular file, or a link to one.
+
+    A rename would put a regular file in the place of a device, a FIFO, a
+    socket or a symbolic link to one of them (a directory cannot be renamed
+    over at all); a missing target, a regular file and a dangling link are fine.
+    """
+    path = Path(path)
+    try:
+        info = os.stat(path)  # follows symbolic links: a link to /dev/null is a device
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise CinqmilleError(f"{path}: cannot write here ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(info.st_mode):
+        kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a regular file")
+        link = " (through a symbolic link)" if path.is_symlink() else ""
+        raise CinqmilleError(f"{path}: is {kind}{link}, not a regular file; refusing to replace it")
+
+
 def atomic_write(path: Path, write: Callable[[Path], None], *, public: bool = True) -> None:
     """Call `write(tmp)` on a temporary file beside `path`, then rename it to `path`.
 
-    `public` gives the file the usual permissions (umask) instead of 0600. An
-    `OSError` becomes a one-line `CinqmilleError`; nothing is left behind.
+    `public` gives the file the usual permissions (umask) instead of 0600. A
+    target that exists and is not a regular file is refused (`check_target`)
+    before anything is written. An `OSError` becomes a one-line
+    `CinqmilleError`; nothing is left behind.
     """
     path = Path(path)
+    check_target(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         clean_stale_tmp(path.parent, path.name)
@@ -88,3 +116,23 @@ def atomic_write(path: Path, write: Callable[[Path], None], *, public: bool = Tr
         if isinstance(exc, OSError):
             raise CinqmilleError(f"{path}: cannot write ({exc.strerror or exc})") from None
         raise
+
+
+def atomic_write_all(jobs: Sequence[tuple[Path, Callable[[Path], None]]], *, public: bool = True) -> None:
+    """Write several files as one: every target is checked (`check_target`) before any is written, each is
+    written to its temporary file, and they are renamed at the end, the first one last."""
+    for path, _ in jobs:
+        check_target(path)
+    _nested(list(jobs), public)
+
+
+def _nested(jobs: list[tuple[Path, Callable[[Path], None]]], public: bool) -> None:
+    if not jobs:
+        return
+    (path, write), rest = jobs[0], jobs[1:]
+
+    def then_rest(tmp: Path) -> None:
+        write(tmp)
+        _nested(rest, public)
+
+    atomic_write(path, then_rest, public=public)

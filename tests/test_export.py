@@ -340,3 +340,143 @@ def test_three_player_options_are_checked(tiny_rules_file: Path, tmp_path: Path)
     for args in (["--opp2", "0"], ["--players", "4"]):
         code, out, err = run("--rules", str(tiny_rules_file), "-o", str(tmp_path / "p.csv"), *args)
         assert code == 2 and "Error" in (out + err)
+
+
+# -- targets that are not regular files ---------------------------------------------------------
+def _socket(path: Path) -> None:
+    import socket
+
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(str(path))
+    except OSError:
+        pytest.skip("cannot bind a Unix socket here (path too long?)")
+    finally:
+        sock.close()
+
+
+def _special(kind: str, path: Path) -> None:
+    """Make `path` a FIFO, a directory, a socket, or a symbolic link to a device (never writing the device)."""
+    import os
+
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "socket":
+        _socket(path)
+    elif kind == "link to a device":
+        path.symlink_to("/dev/null")
+    else:  # a link to a FIFO
+        os.mkfifo(path.with_name("pipe"))
+        path.symlink_to(path.with_name("pipe"))
+
+
+SPECIAL = ["fifo", "directory", "socket", "link to a device", "link to a fifo"]
+
+
+@pytest.mark.parametrize("kind", SPECIAL)
+def test_atomic_write_refuses_a_target_that_is_not_a_regular_file(kind: str, tmp_path: Path) -> None:
+    """`atomic_write` over a FIFO, a directory, a socket or a link to a device raises one line and writes nothing."""
+    from cinqmille.errors import CinqmilleError
+    from cinqmille.files import atomic_write
+
+    target = tmp_path / "s"
+    _special(kind, target)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    called = []
+    with pytest.raises(CinqmilleError, match="not a regular file") as info:
+        atomic_write(target, called.append)
+    assert "\n" not in str(info.value) and not called
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert not target.is_file()
+
+
+@pytest.mark.parametrize("fmt", ["csv", "npz", "parquet"])
+@pytest.mark.parametrize("kind", SPECIAL)
+def test_export_onto_a_special_file_is_refused_without_side_files(kind: str, fmt: str, tiny_rules_file: Path,
+                                                                  tmp_path: Path) -> None:
+    """`export -o` onto a FIFO, directory, socket or link to a device: one `Error:` line, exit 2, no file beside it."""
+    target = tmp_path / f"s.{fmt}"
+    _special(kind, target)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    code, _, err = run("--rules", str(tiny_rules_file), "-o", str(target), "--me", "200", "--opp", "200")
+    assert code == 2 and err.startswith("Error: ") and len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert not target.is_file()
+
+
+@pytest.mark.parametrize("side", ["keeps", "sidecar", "keeps sidecar"])
+def test_a_special_file_beside_the_target_refuses_the_whole_export(side: str, tiny_rules_file: Path,
+                                                                   tmp_path: Path) -> None:
+    """A FIFO where the keep table or a sidecar goes refuses the export before the policy file is written."""
+    import os
+
+    target = tmp_path / "policy.csv"
+    target.write_text("old content\n")
+    name = {"keeps": "policy.keeps.csv", "sidecar": "policy.csv.json", "keeps sidecar": "policy.keeps.csv.json"}[side]
+    os.mkfifo(tmp_path / name)
+    code, _, err = run("--rules", str(tiny_rules_file), "-o", str(target), "--me", "200", "--opp", "200")
+    assert code == 2 and name in err and "FIFO" in err and len(err.strip().splitlines()) == 1, err
+    assert target.read_text() == "old content\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["policy.csv", name])
+    with pytest.raises(ex.CinqmilleError, match="FIFO"):  # the library refuses too, before writing anything
+        ex.write_policy(target, "csv", {c: np.zeros(0) for c in ex.COLUMNS}, {}, {c: np.zeros(0, np.int8) for c in
+                                                                                 ex.KEEP_COLUMNS})
+    assert target.read_text() == "old content\n"
+
+
+# -- zero_turns: the scoreless-turn counters ------------------------------------------------------
+ZERO = {"name": "z3", "goal": 350, "opening": 150, "zero_turns": {"count": 3, "to": "zero"}}
+
+
+@pytest.mark.parametrize("fmt", ex.FORMATS)
+def test_zero_turns_export_lists_every_counter_pair_as_advise_reads_it(fmt: str, tmp_path: Path) -> None:
+    """Under a counted zero_turns every pair of counters is exported in `scoreless_me`, `scoreless_opp` (no
+    `seat`), documented, and every row and sampled keep row equals `advise --scoreless MINE,HIS`."""
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    rules_file = tmp_path / "z3.toml"
+    rules_file.write_text('name = "z3"\ngoal = 350\nopening = 150\n[zero_turns]\ncount = 3\nto = "zero"\n')
+    target = tmp_path / f"z.{fmt}"
+    code, _, err = run("--rules", str(rules_file), "-o", str(target), "--me", "200", "--opp", "150:300")
+    assert code == 0, err
+    cols, meta = ex.read_policy(target), ex.read_meta(target)
+    assert "seat" not in cols and meta["scoreless"] == 3
+    documented({c: meta["columns"][c] for c in ex.COLUMNS_Z}, list(ex.COLUMNS_Z))
+    pairs = set(zip(cols["scoreless_me"].tolist(), cols["scoreless_opp"].tolist()))
+    assert pairs == {(i, j) for i in range(3) for j in range(3)}
+    result = solve(rules_from_dict(ZERO))
+    for i in range(len(cols["me"])):
+        me, opp, mine, his, turn, dice = (int(cols[c][i]) for c in ("me", "opp", *ex.SCORELESS, "turn", "dice"))
+        if turn == 0:
+            continue
+        adv = advise(result, Position(me, opp, turn, dice, scoreless=(mine, his)))
+        assert cols["action"][i] == adv.best.action, (me, opp, mine, his, turn, dice)
+        assert cols["win"][i] == pytest.approx(adv.win, rel=1e-9, abs=1e-12)
+    assert len({float(cols["win"][i]) for i in np.flatnonzero((cols["turn"] == 0) & (cols["opp"] == 300))}) > 1, \
+        "the counters must change the chances for this test to mean anything"
+    rows = len(cols["keeps/me"])
+    assert set(zip(cols["keeps/scoreless_me"].tolist(), cols["keeps/scoreless_opp"].tolist())) == pairs
+    for i in range(0, rows, max(1, rows // 60)):
+        me, opp, mine, his, turn, rolled = (int(cols[f"keeps/{c}"][i])
+                                            for c in ("me", "opp", *ex.SCORELESS, "turn", "rolled"))
+        adv = advise(result, Position(me, opp, turn, scoreless=(mine, his)), roll=faces(rolled))
+        assert int("".join(map(str, adv.best.keep))) == int(cols["keeps/keep"][i]), (me, opp, mine, his, turn)
+
+
+def test_zero_turns_row_equals_the_advise_command(tmp_path: Path) -> None:
+    """One exported row of counters (2, 1) is what `cinqmille advise --scoreless 2,1 --json` prints."""
+    rules_file = tmp_path / "z3.toml"
+    rules_file.write_text('name = "z3"\ngoal = 350\nopening = 150\n[zero_turns]\ncount = 3\nto = "zero"\n')
+    target = tmp_path / "z.npz"
+    assert run("--rules", str(rules_file), "-o", str(target), "--me", "200", "--opp", "300", "--no-keeps")[0] == 0
+    cols = ex.read_policy(target)
+    i = int(np.flatnonzero((cols["scoreless_me"] == 2) & (cols["scoreless_opp"] == 1) & (cols["turn"] == 100)
+                           & (cols["dice"] == 3))[0])
+    out = CliRunner().invoke(main, ["advise", "--rules", str(rules_file), "--me", "200", "--opp", "300",
+                                    "--turn", "100", "--dice", "3", "--scoreless", "2,1", "--json"])
+    assert out.exit_code == 0, out.output
+    answer = json.loads(out.stdout)
+    assert float(cols["win"][i]) == pytest.approx(answer["win"], rel=1e-9)

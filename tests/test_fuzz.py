@@ -1327,3 +1327,265 @@ def test_temporary_file_of_a_killed_export_is_cleaned_by_the_next_export(fmt: st
     if fmt == "csv":
         assert target.read_bytes() == (clean_dir / target.name).read_bytes(), \
             "the second export differs from a clean one"
+
+
+# --------------------------------------------------------------------------------------------------
+# 3b. Three-player and zero_turns counter tables: damage and forgery; export targets of every file type
+# --------------------------------------------------------------------------------------------------
+
+#: Small rulesets of the tables that the first battery does not reach: three players, scoreless-turn counters.
+THREE_RULES = {"name": "fuzz3", "goal": 300, "opening": 100}
+ZERO_RULES = {"name": "fuzzz", "goal": 350, "opening": 150, "zero_turns": {"count": 3, "to": "zero"}}
+
+
+@dataclass
+class Cached:
+    """One cached table: its ruleset, file name and sound bytes, the files it needs, and how it is read."""
+
+    kind: str  # "solve3", "policy3", "solve-zero", "policy-zero"
+    rules: Any
+    name: str
+    good: bytes
+    needs: dict[str, bytes]  # other sound cache files (the solve under a policy table)
+    fresh: dict[str, np.ndarray]
+    meta: dict[str, Any]
+    arrays: dict[str, np.ndarray]
+
+    def __repr__(self) -> str:
+        return f"Cached({self.kind!r})"
+
+
+def _read_table(kind: str, rules: Any) -> dict[str, np.ndarray]:
+    """Read a table the way its users do (the memos emptied first): its arrays."""
+    from cinqmille.policies import optimal, seats_table
+    from cinqmille.solver import solve
+
+    optimal._MEMO.clear()
+    seats_table._MEMO.clear()
+    if kind == "solve3":
+        return {"values": solve(rules, "win", players=3).values}
+    if kind == "solve-zero":
+        return {"values": solve(rules, "win").values}
+    if kind == "policy3":
+        return seats_table.seats_table(rules, complete=True).arrays()
+    return optimal.optimal_table(rules).arrays()
+
+
+def _table_spec(kind: str, rules: Any) -> Any:
+    from cinqmille.policies import optimal, seats_table
+    from cinqmille.solver import api
+
+    return {"solve3": lambda: api.result_spec(rules, "win", 3), "solve-zero": lambda: api.result_spec(rules, "win"),
+            "policy3": lambda: seats_table._spec(rules), "policy-zero": lambda: optimal._spec(rules)}[kind]()
+
+
+@pytest.fixture(scope="module")
+def cached(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Cached]:
+    """Sound cache files of a three-player ruleset and a zero_turns ruleset: solves and policy tables."""
+    from cinqmille.rules import rules_from_dict
+
+    out = {}
+    with pytest.MonkeyPatch.context() as mp:
+        for kind, spec in (("solve3", THREE_RULES), ("policy3", THREE_RULES), ("solve-zero", ZERO_RULES),
+                           ("policy-zero", ZERO_RULES)):
+            folder = tmp_path_factory.mktemp(kind)
+            mp.setenv("CINQMILLE_CACHE", str(folder))
+            rules = rules_from_dict(spec)
+            fresh = _read_table(kind, rules)
+            files = {p.name: p.read_bytes() for p in folder.glob("*.npz")}
+            policy = [n for n in files if "policy" in n]
+            name = policy[0] if kind.startswith("policy") else next(n for n in files if "policy" not in n)
+            with np.load(folder / name, allow_pickle=False) as npz:
+                arrays = {k: npz[k] for k in npz.files if k != "meta"}
+                meta = json.loads(str(npz["meta"]))
+            out[kind] = Cached(kind, rules, name, files[name], {n: b for n, b in files.items() if n != name},
+                               fresh, meta, arrays)
+    return out
+
+
+def _served_table_is_fresh(table: Cached, folder: Path, what: str) -> None:
+    """Over the damaged file, the table read is the fresh one (one warning at most, no exception), and the
+    file is repaired: read again, it is silent."""
+    import warnings
+
+    for name, data in table.needs.items():
+        (folder / name).write_bytes(data)
+    where = f"{table.kind} [{what}]"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CINQMILLE_CACHE", str(folder))
+        for attempt in ("damaged", "repaired"):
+            with warnings.catch_warnings(record=True) as said, watchdog(COMMAND_SECONDS):
+                warnings.simplefilter("always")
+                found = _read_table(table.kind, table.rules)
+            lines = [str(w.message) for w in said]
+            assert len(lines) <= (1 if attempt == "damaged" else 0), f"{where}, {attempt}: warnings {lines}"
+            assert all("\n" not in line for line in lines), f"{where}: a warning of several lines: {lines}"
+            assert sorted(found) == sorted(table.fresh), f"{where}: arrays {sorted(found)}"
+            for name, want in table.fresh.items():
+                assert found[name].shape == want.shape and np.allclose(found[name], want, rtol=0, atol=1e-12,
+                                                                       equal_nan=True), \
+                    f"{where}, {attempt}: array '{name}' served differs from a fresh table's"
+
+
+TABLE_KINDS = ["solve3", "policy3", "solve-zero", "policy-zero"]
+
+
+@settings(max_examples=40, **FAST)
+@given(kind=st.sampled_from(TABLE_KINDS), ops=DAMAGE)
+def test_random_damage_to_three_player_and_counter_tables(kind: str, ops: list[tuple[str, int, bytes]],
+                                                          cached: dict[str, Cached], tmp_path: Path) -> None:
+    """A three-player or zero_turns table (solve or policy) with bytes flipped, cut or inserted is never served."""
+    table = cached[kind]
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))
+    (folder / table.name).write_bytes(_damage(table.good, ops))
+    _served_table_is_fresh(table, folder, f"damaged by {ops}")
+
+
+def _forge(draw: st.DrawFn, table: Cached) -> tuple[dict[str, np.ndarray], dict[str, Any], str]:
+    """Arrays and metadata of a forgery: one array reshaped, retyped, reversed, flipped, complemented or
+    zeroed, or one cell set to a value outside its range or enumeration, or one metadata field replaced (the
+    identity kept; the writer gives it a valid checksum).
+
+    A single cell changed to another plausible value (a chance still in [0, 1], another valid move) outside
+    the rows recomputed on loading is the one forgery the checks do not see (docs/solver.md, "Caches"):
+    the battery does not make it."""
+    arrays, meta = dict(table.arrays), {k: v for k, v in table.meta.items() if k not in ("checksum", "arrays", "table")}
+    if draw(st.booleans()):
+        keys = ["period", "exact", "assumptions", "format"] if table.kind.startswith("policy") else \
+            ["objective", "residual", "states", "exact", "assumptions", "players", "extra"]
+        key = draw(st.sampled_from(keys))
+        value = draw(st.one_of(st.none(), st.booleans(), st.integers(-3, 9), st.text(max_size=3),
+                               st.lists(st.integers(0, 2), max_size=2)))
+        meta[key] = value
+        return arrays, meta, f"meta {key} = {value!r}"
+    name = draw(st.sampled_from(sorted(arrays)))
+    a = arrays[name]
+    how = draw(st.sampled_from(["reverse", "flip", "one cell", "reshape", "retype", "complement", "zero"]))
+    if how == "reverse" and a.ndim:
+        new = a[::-1].copy()
+    elif how == "flip" and a.dtype.kind in "iu":
+        new = np.where(a == 0, 1, np.where(a == 1, 0, a)).astype(a.dtype)
+    elif how == "one cell" and a.size:  # a value outside the array's range or enumeration (see the docstring)
+        new = a.copy()
+        cell = draw(st.integers(0, a.size - 1))
+        value = draw(st.sampled_from([7, -1, 2, 1.5, np.nan] + ([np.inf] if name != "bank" else [])))
+        if a.dtype.kind != "f" and not np.isfinite(value):
+            value = -1
+        new.reshape(-1)[cell] = value
+    elif how == "reshape" and a.size > 1:
+        new = a.reshape(-1).copy()[: a.size - 1]
+    elif how == "retype":
+        with np.errstate(invalid="ignore"):
+            new = np.nan_to_num(a).astype(draw(st.sampled_from([np.float32, np.int64, np.int8, np.float64])))
+    elif how == "complement" and a.dtype.kind == "f":
+        new = np.where(np.isfinite(a), 1 - a, a)
+    else:
+        new = np.zeros_like(a)
+    arrays[name] = new
+    return arrays, meta, f"{name}: {how}"
+
+
+@settings(max_examples=60, **FAST)
+@given(kind=st.sampled_from(TABLE_KINDS), data=st.data())
+def test_forged_three_player_and_counter_tables_with_a_valid_checksum(kind: str, data: st.DataObject,
+                                                                       cached: dict[str, Cached],
+                                                                       tmp_path: Path) -> None:
+    """A forged table (valid checksum, the right identity) is served only when it equals the sound one."""
+    from cinqmille.solver import cache as solver_cache
+
+    table = cached[kind]
+    arrays, meta, what = _forge(data.draw, table)
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))
+    solver_cache.save_npz(folder / table.name, arrays, meta, _table_spec(kind, table.rules))
+    _served_table_is_fresh(table, folder, f"forged: {what}")
+
+
+# -- export targets of every file type ------------------------------------------------------------------
+FILE_TYPES = ["missing", "regular", "missing directory", "directory", "fifo", "link to a regular file",
+              "link to a fifo", "link to /dev/null", "dangling link", "read-only directory"]
+
+
+def _make(kind: str, path: Path) -> None:
+    """Put a file of `kind` at `path` (never writing through a link to a device)."""
+    if kind == "regular":
+        path.write_text("old\n")
+    elif kind == "missing directory":
+        shutil.rmtree(path.parent / "nowhere", ignore_errors=True)
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "link to a regular file":
+        (path.parent / f"{path.name}.real").write_text("real\n")
+        path.symlink_to(path.parent / f"{path.name}.real")
+    elif kind == "link to a fifo":
+        os.mkfifo(path.parent / f"{path.name}.pipe")
+        path.symlink_to(path.parent / f"{path.name}.pipe")
+    elif kind == "link to /dev/null":
+        path.symlink_to("/dev/null")
+    elif kind == "dangling link":
+        path.symlink_to(path.parent / "no such file")
+
+
+def _state(folder: Path) -> dict[str, tuple[str, bytes | str]]:
+    """What a folder holds: per name, its type and (regular files) content or (links) target."""
+    out: dict[str, tuple[str, bytes | str]] = {}
+    for entry in sorted(folder.rglob("*")):
+        rel = str(entry.relative_to(folder))
+        if entry.is_symlink():
+            out[rel] = ("link", os.readlink(entry))
+        elif entry.is_fifo():
+            out[rel] = ("fifo", "")
+        elif entry.is_dir():
+            out[rel] = ("dir", "")
+        else:
+            out[rel] = ("file", entry.read_bytes())
+    return out
+
+
+@settings(max_examples=60, **FAST)
+@given(fmt=st.sampled_from(["csv", "npz", "parquet"]), keeps=st.booleans(),
+       kinds=st.lists(st.sampled_from(FILE_TYPES), min_size=4, max_size=4))
+def test_export_onto_targets_of_every_file_type(fmt: str, keeps: bool, kinds: list[str], tiny_rules_file: Path,
+                                                tmp_path: Path, session_cache: Path) -> None:
+    """`export -o` where the policy file and the files beside it are regular, missing (or in a missing
+    directory), directories, FIFOs, links (to a file, a FIFO, /dev/null, nowhere) or in a read-only directory:
+    exit 0 with regular files only, or one `Error:` line, exit 2 and the folder exactly as it was."""
+    from cinqmille import export as ex
+
+    folder = Path(tempfile.mkdtemp(dir=tmp_path))
+    read_only = kinds[0] == "read-only directory"
+    base = folder / "nowhere" / f"p.{fmt}" if kinds[0] == "missing directory" else folder / f"p.{fmt}"
+    targets = ex.policy_files(base, fmt, keeps)
+    if not read_only and kinds[0] != "missing directory":
+        for kind, target in zip(kinds, targets):
+            _make(kind, target)
+    before = _state(folder)
+    special = [t for t in targets if os.path.exists(t) and not os.path.isfile(t)]  # following links
+    if read_only:
+        folder.chmod(0o555)
+    args = ["export", "--rules", str(tiny_rules_file), "-o", str(base), "--me", "200", "--opp", "150",
+            "--format", fmt] + ([] if keeps else ["--no-keeps"])
+    try:
+        result = cli(args, env={"CINQMILLE_CACHE": str(session_cache)})
+    finally:
+        folder.chmod(0o755)
+    check_outcome(result, args)
+    if result.exit_code == 0:
+        assert not special, f"{show(args)}: wrote over {special}"
+        assert all(t.is_file() for t in targets), f"{show(args)}: not every target is a regular file"
+        if fmt != "parquet" or importlib_found("pyarrow"):
+            back = ex.read_policy(base)
+            assert len(back["me"]) > 0
+        assert not [p for p in folder.rglob("*.tmp")], f"{show(args)}: temporary files left"
+    else:
+        assert_one_line_error(result.exit_code, result.stderr, show(args))
+        assert _state(folder) == before, f"{show(args)}: a refused export changed the folder"
+        assert special or read_only or (fmt == "parquet" and not importlib_found("pyarrow")), \
+            f"{show(args)}: refused an export onto writable targets: {result.stderr.strip()}"
+
+
+def importlib_found(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None

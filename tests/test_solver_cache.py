@@ -142,3 +142,151 @@ def test_cli_reports_a_damaged_cache_in_one_line(cache_dir: Path, tmp_path: Path
     assert out.exit_code == 0
     assert "Warning:" in out.stderr and "recomputing" in out.stderr and "Traceback" not in out.stderr
     assert json.loads(out.stdout)["first_player_win"] > 0.5
+
+
+# -- forged tables: a valid checksum, plausible values, the wrong table -----------------------------
+THREE = {"goal": 300, "opening": 100}
+ZERO3 = {"goal": 350, "opening": 150, "zero_turns": {"count": 3, "to": "zero"}}
+
+
+def _reforge(path: Path, spec: cache.TableSpec, arrays: dict | None = None, meta: dict | None = None) -> None:
+    """Rewrite a cache file with other arrays or metadata, its identity kept and its checksum made valid."""
+    with np.load(path, allow_pickle=False) as npz:
+        found = {k: npz[k] for k in npz.files if k != "meta"}
+        base = json.loads(str(npz["meta"]))
+    base = {k: v for k, v in base.items() if k not in ("checksum", "arrays", "table")}
+    cache.save_npz(path, {**found, **(arrays or {})}, {**base, **(meta or {})}, spec)
+
+
+def _arrays(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path, allow_pickle=False) as npz:
+        return {k: npz[k] for k in npz.files if k != "meta"}
+
+
+def _swap(a: np.ndarray) -> np.ndarray:
+    return np.where(a == 0, 1, np.where(a == 1, 0, a)).astype(a.dtype)
+
+
+SOLVE_FORGERIES = {
+    "chances reversed (1 - W)": lambda a: {"values": np.where(np.isfinite(a["values"]), 1 - a["values"], a["values"])},
+    "chances transposed": lambda a: {"values": np.swapaxes(a["values"], -1, -2).copy()},
+    "one mover's row halved": lambda a: {"values": _halve_first_row(a["values"])},
+}
+
+
+def _halve_first_row(w: np.ndarray) -> np.ndarray:
+    out = w.copy()
+    out[..., 0, :] = np.where(np.isfinite(out[..., 0, :]), out[..., 0, :] / 2, out[..., 0, :])
+    return out
+
+
+@pytest.mark.parametrize("what", sorted(SOLVE_FORGERIES))
+@pytest.mark.parametrize("players", [2, 3])
+def test_forged_solve_with_a_valid_checksum_is_recomputed(what: str, players: int, cache_dir: Path) -> None:
+    """A cached solve whose chances are plausible but not the game's solution is reported and recomputed."""
+    rules = rules_from_dict(THREE if players == 3 else TINY, "forge")
+    good = solve(rules, players=players)
+    path = cache.cache_path(rules, "win", players)
+    forged = SOLVE_FORGERIES[what](_arrays(path))
+    if players == 3 and what == "chances transposed":
+        forged = {"values": np.swapaxes(good.values, 0, 1).copy()}
+    _reforge(path, api.result_spec(rules, "win", players), forged)
+    with pytest.warns(UserWarning, match="recomputing"):
+        again = solve(rules, players=players)
+    assert np.allclose(again.values, good.values, rtol=1e-12, atol=1e-12, equal_nan=True)
+
+
+def _policy_forgeries(rules_spec: dict) -> dict:
+    return {
+        "scores reversed": lambda a: {"scores": a["scores"][::-1].copy()},
+        "caps shifted": lambda a: {"caps": a["caps"] + 1},
+        "bank and roll swapped": lambda a: {"bank": np.where(np.isfinite(a["bank"]), a["roll"], a["bank"]),
+                                            "roll": np.where(np.isfinite(a["bank"]), a["bank"], a["roll"])},
+        "roll values of a late row nudged": lambda a: {"roll": _nudge_last(a["roll"])},
+        "bust values reversed": lambda a: {"bust": a["bust"][::-1].copy()},
+    }
+
+
+def _nudge_last(x: np.ndarray) -> np.ndarray:
+    out = x.copy()
+    out[-5:] = np.clip(out[-5:] * 0.9, 0, 1)
+    return out
+
+
+META_FORGERIES = {"period 'x'": {"period": "x"}, "period 7": {"period": 7}, "period true": {"period": True},
+                  "exact 'yes'": {"exact": "yes"}, "assumptions 3": {"assumptions": 3}, "no format": {"format": None}}
+
+
+@pytest.mark.parametrize("ruleset", ["tiny", "zero_turns"])
+@pytest.mark.parametrize("what", sorted(_policy_forgeries({})) + sorted(META_FORGERIES))
+def test_forged_policy_table_is_recomputed(what: str, ruleset: str, cache_dir: Path) -> None:
+    """A cached two-player policy table (counter tables too) with forged arrays or metadata and a valid
+    checksum gives one warning, is rebuilt equal to a fresh table, and the next run reads it silently."""
+    import warnings
+
+    from cinqmille.policies import optimal
+
+    rules = rules_from_dict(TINY if ruleset == "tiny" else ZERO3, "forge")
+    optimal._MEMO.clear()
+    good = optimal.optimal_table(rules).arrays()
+    path = optimal._table_path(rules)
+    if what in META_FORGERIES:
+        _reforge(path, optimal._spec(rules), meta=META_FORGERIES[what])
+    else:
+        _reforge(path, optimal._spec(rules), _policy_forgeries({})[what](_arrays(path)))
+    optimal._MEMO.clear()
+    with pytest.warns(UserWarning, match="recomputing"):
+        table = optimal.optimal_table(rules)
+    for name, array in good.items():
+        assert np.allclose(table.arrays()[name], array, rtol=0, atol=1e-12, equal_nan=True), name
+    optimal._MEMO.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        optimal.optimal_table(rules)
+
+
+SEATS_FORGERIES = {
+    "a move of 7": lambda a: {"move": np.where(np.arange(a["move"].size).reshape(a["move"].shape) == 11, 7,
+                                               a["move"]).astype(np.int8)},
+    "moves flipped": lambda a: {"move": _swap(a["move"])},
+    "a negative move": lambda a: {"move": np.minimum(a["move"], 0) - 1},
+    "scores reversed": lambda a: {"scores": a["scores"][::-1].copy()},
+    "values reversed": lambda a: {"value": 1 - a["value"]},
+    "values of the last rows nudged": lambda a: {"value": _nudge_last(a["value"])},
+}
+
+
+@pytest.mark.parametrize("what", sorted(SEATS_FORGERIES) + sorted(META_FORGERIES))
+def test_forged_three_player_table_is_recomputed(what: str, cache_dir: Path) -> None:
+    """A cached three-player policy table with a move of 7, flipped moves, reversed scores or values, or bad
+    metadata, and a valid checksum, gives one warning and is rebuilt equal to a fresh table."""
+    from cinqmille.policies import seats_table as st
+
+    rules = rules_from_dict(THREE, "forge3")
+    st._MEMO.clear()
+    good = st.seats_table(rules, complete=True).arrays()
+    path = st._table_path(rules)
+    if what in META_FORGERIES:
+        _reforge(path, st._spec(rules), meta=META_FORGERIES[what])
+    else:
+        _reforge(path, st._spec(rules), SEATS_FORGERIES[what](_arrays(path)))
+    st._MEMO.clear()
+    with pytest.warns(UserWarning, match="recomputing"):
+        table = st.seats_table(rules, complete=True)
+    again = table.arrays()
+    for name, array in good.items():
+        assert again[name].shape == array.shape and np.allclose(again[name], array, rtol=0, atol=1e-12), name
+
+
+def test_a_fifo_in_the_cache_is_not_opened(cache_dir: Path) -> None:
+    """A FIFO where a cached table should be is reported and solved around, never opened (it would block)."""
+    import os
+
+    rules = rules_from_dict(TINY, "fifo")
+    path = cache.cache_path(rules, "win")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)
+    with pytest.warns(UserWarning, match="not a regular file"):
+        result = solve(rules)
+    assert 0.5 < result.first_player_win < 1
+    assert path.is_fifo()

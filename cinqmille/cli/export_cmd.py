@@ -32,7 +32,7 @@ def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp:
             players: int, keeps: bool) -> None:
     """Write the optimal policy: scores, turn points, dice, best action and chances to win by banking and rolling, and the best keep of every roll."""
     from ..errors import CinqmilleError
-    from ..export import format_of, keep_rows, meta_of, need_pyarrow, parse_scores, policy_rows, triple_tables, write_policy
+    from ..export import check_targets, format_of, keep_rows, meta_of, need_pyarrow, parse_scores, policy_rows, triple_tables, write_policy
     from .advise_cmd import load_win_table
     from .progress import progress_bar
 
@@ -46,6 +46,7 @@ def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp:
         raise CinqmilleError("--opp2 is for --players 3")
     mes, opps = parse_scores(me, rules, "--me"), parse_scores(opp, rules, "--opp")
     opp2s = parse_scores(opp2, rules, "--opp2") if players == 3 else [0]
+    check_targets(output, fmt, keeps)  # a device, a FIFO or a directory in the way: refused before the work
     result = load_win_table(rules, players)
     start = time.perf_counter()
     share = 0.3 if keeps else 1.0

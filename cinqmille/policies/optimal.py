@@ -128,10 +128,7 @@ def optimal_table(rules: Rules | str, use_cache: bool = True) -> PolicyTable:
         for warning in said:
             warnings.warn(warning.message, stacklevel=2)
         if found is not None:
-            arrays, meta = found
-            if meta.get("format") == TABLE_FORMAT:
-                table = PolicyTable.from_arrays(rules, arrays, int(meta["period"]), bool(meta.get("exact", True)),
-                                                tuple(meta.get("assumptions", ())))
+            table = _checked(rules, path, *found)
     if table is None:
         table = build_table(solve(rules, "win", use_cache=use_cache))
         if writable:
@@ -147,6 +144,25 @@ def optimal_table(rules: Rules | str, use_cache: bool = True) -> PolicyTable:
             _MEMO.pop(next(iter(_MEMO)))
         _MEMO[key] = table
     return table
+
+
+#: The metadata of a cached policy table and the type of each field (checked on loading).
+TABLE_META = {"format": int, "period": int, "exact": bool, "assumptions": list}
+
+
+def _checked(rules: Rules, path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> PolicyTable | None:
+    """The cached table, checked against the solved result it comes from (`PolicyTable.from_arrays` with
+    `check`); None, with one warning and the file deleted, when it is damaged or forged."""
+    try:
+        cache.check_meta(meta, TABLE_META)
+        if meta["format"] != TABLE_FORMAT:
+            raise cache.CorruptTable(f"a table of format {meta['format']}, expected {TABLE_FORMAT}")
+        result = solve(rules, "win")
+        return PolicyTable.from_arrays(rules, arrays, meta["period"], meta["exact"], tuple(meta["assumptions"]),
+                                       check=result)
+    except cache.CorruptTable as exc:
+        cache.discard(path, exc, stacklevel=4)
+        return None
 
 
 # -- the engine policy -------------------------------------------------------------------

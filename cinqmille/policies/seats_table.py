@@ -42,7 +42,7 @@ from ..rules import Rules, content_key
 from ..solver import cache
 from ..solver.kernel import UNIT
 from ..solver.n_player import seat_rows
-from ..solver.policy import LazyGroups, TurnRows
+from ..solver.policy import LazyGroups, TurnRows, differs, layout_problem, sample_groups
 from ..solver.result import SolveResult
 from ..solver.seats import pass_dice
 
@@ -103,11 +103,18 @@ class SeatsTable(LazyGroups, TurnRows):
     def _group(self, g: int) -> None:
         """Compute group g (mover index ia, first opponent ib, a chunk of second opponents): one kernel pass."""
         assert self._source is not None
+        cells, computed = self._group_arrays(g, self._source)
+        for name, values in computed.items():
+            getattr(self, name)[cells] = values
+
+    def _group_arrays(self, g: int, result: SolveResult) -> tuple[slice, dict[str, np.ndarray]]:
+        """(cells, arrays) of group g computed from the three-player `result` by one kernel pass (`seat_rows`):
+        the values of `value_v`, `move_v` (and `announce_v`) in those cells."""
         s = len(self.scores)
         pair, chunk = divmod(g, self._chunks)
         ia, ib = divmod(pair, s)
         ic = np.arange(chunk * GROUP, min((chunk + 1) * GROUP, s))
-        block = seat_rows(self._source, int(self.scores[ia]), int(self.scores[ib]), self.scores[ic])
+        block = seat_rows(result, int(self.scores[ia]), int(self.scores[ib]), self.scores[ic])
         n = int(self.mover_caps[ia]) + 2
         rows = (ia * s + ib) * s + ic
         start = int(self.offset[rows[0]])
@@ -115,12 +122,34 @@ class SeatsTable(LazyGroups, TurnRows):
         local = np.repeat(np.arange(k), n * d).reshape(k, n, d)
         t = np.broadcast_to(np.arange(n)[None, :, None], (k, n, d))
         m = np.broadcast_to(np.arange(1, d + 1)[None, None, :], (k, n, d))
-        cells = slice(start, start + k * n)
-        self.value_v[cells] = block.value_v.reshape(-1, d)
-        self.move_v[cells] = block.move(local, t, m).reshape(-1, d)
+        out: dict[str, np.ndarray] = {"value_v": block.value_v.reshape(-1, d), "move_v": block.move(local, t, m).reshape(-1, d)}
         if self.announce_v is not None:
             j = block.announcement(local[:, :, 0], t[:, :, 0])
-            self.announce_v[cells] = np.searchsorted(np.array((0,) + self.choices), j).reshape(-1)
+            out["announce_v"] = np.searchsorted(np.array((0,) + self.choices), j).reshape(-1)
+        return slice(start, start + k * n), out
+
+    def _sample_problem(self, result: SolveResult) -> str | None:
+        """Why this complete table is not the one of `result`: moves outside their enumeration, turn starts
+        that are not the result's chances, or a sample of groups recomputed that differs (None when it is)."""
+        d, v = self.dice, len(self.choices)
+        move, announce = self.move_v, self.announce_v
+        if move.min(initial=0) < 0 or move.max(initial=0) > 1 + v or (v and (np.delete(move, 1, axis=1) > 1).any()):
+            return "array 'move' holds moves outside 0 (bank), 1 (roll), 2 + j (announce, two dice only)"
+        if announce is not None and (announce.min(initial=0) < 0 or announce.max(initial=0) > v):
+            return "array 'announce' holds announcements outside the ruleset's"
+        s = len(self.scores)
+        r = np.arange(len(self.cap))
+        start = self.value(r, np.zeros_like(r), np.full(len(r), d))
+        idx = self.scores[np.stack([r // (s * s), (r // s) % s, r % s])]
+        if differs(start, result.values[idx[0], idx[1], idx[2], 0], 1e-9):
+            return "its turn starts are not the chances of the solved table"
+        for g in sample_groups(len(self._done)):
+            cells, computed = self._group_arrays(int(g), result)
+            for name, values in computed.items():
+                mine = getattr(self, name)[cells]
+                if (differs(mine, values) if name == "value_v" else not np.array_equal(mine, values)):
+                    return f"its rows of group {int(g)} differ from the kernel's ({name[:-2]})"
+        return None
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The arrays of the complete table (what the cache stores)."""
@@ -133,10 +162,36 @@ class SeatsTable(LazyGroups, TurnRows):
 
     @classmethod
     def from_arrays(cls, rules: Rules, arrays: Mapping[str, np.ndarray], period: int, exact_solve: bool = True,
-                    assumptions: tuple[str, ...] = ()) -> "SeatsTable":
-        """A complete table from `arrays()` (read back from the cache)."""
-        return cls(rules, arrays["scores"], arrays["caps"], arrays["value"], arrays["move"], arrays.get("announce"),
-                   tuple(int(c) for c in arrays["choices"]), period, exact_solve=exact_solve, assumptions=assumptions)
+                    assumptions: tuple[str, ...] = (), check: SolveResult | None = None) -> "SeatsTable":
+        """A complete table from `arrays()` (read back from the cache).
+
+        With `check` (the three-player result it was built from) the table is
+        checked first (`CorruptTable` says why): layout (scores, caps,
+        announcements, period, shapes) as the ruleset's, moves within their
+        enumeration, every row's turn start the result's chance, and
+        `SAMPLE_GROUPS` groups recomputed by the kernel equal to the stored ones.
+        """
+        if check is not None:
+            grid, kernel = check.grid, check.kernel
+            scores = grid.scores.astype(np.int64)
+            caps = grid.cap(scores).astype(np.int64)
+            s, d = len(scores), rules.dice
+            layers = int(((caps + 2) * s * s).sum())
+            pred = kernel.prediction
+            want: dict[str, Any] = {
+                "scores": scores, "caps": caps,
+                "choices": np.array(() if pred is None else tuple(int(c) * UNIT for c in pred.choices), dtype=np.int64),
+                "value": (layers, d), "move": (layers, d), "announce": () if pred is None else (layers,)}
+            why = layout_problem(dict(arrays), period, want, kernel.period)
+            if why:
+                raise cache.CorruptTable(why)
+        table = cls(rules, arrays["scores"], arrays["caps"], arrays["value"], arrays["move"], arrays.get("announce"),
+                    tuple(int(c) for c in arrays["choices"]), period, exact_solve=exact_solve, assumptions=assumptions)
+        if check is not None:
+            why = table._sample_problem(check)
+            if why:
+                raise cache.CorruptTable(why)
+        return table
 
     # -- where a position is read ------------------------------------------------------------
     def row(self, a: int, b: int, c: int) -> int:
@@ -234,9 +289,14 @@ def seats_table(rules: Rules, use_cache: bool = True, complete: bool = False) ->
             warnings.warn(warning.message, stacklevel=2)
         if found is not None:
             arrays, meta = found
-            if meta.get("format") == TABLE_FORMAT:
-                table = SeatsTable.from_arrays(rules, arrays, int(meta["period"]), bool(meta.get("exact", True)),
-                                               tuple(meta.get("assumptions", ())))
+            try:
+                cache.check_meta(meta, {"format": int, "period": int, "exact": bool, "assumptions": list})
+                if meta["format"] != TABLE_FORMAT:
+                    raise cache.CorruptTable(f"a table of format {meta['format']}, expected {TABLE_FORMAT}")
+                table = SeatsTable.from_arrays(rules, arrays, meta["period"], meta["exact"],
+                                               tuple(meta["assumptions"]), check=solve(rules, "win", players=3))
+            except cache.CorruptTable as exc:
+                cache.discard(path, exc, stacklevel=3)
     if table is None:
         table = SeatsTable.of(solve(rules, "win", use_cache=use_cache, players=3))
         if complete:

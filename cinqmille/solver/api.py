@@ -105,10 +105,15 @@ def result_spec(rules: Rules, objective: str, players: int = 2) -> cache.TableSp
     if players > 2:
         cells = np.ix_(*([valid] * players))
 
+        possible = np.zeros((g,) * players, dtype=bool)
+        possible[cells] = True
+
         def seats_ok(arrays: Mapping[str, np.ndarray]) -> str | None:
             w = arrays["values"][cells]
             if not np.isfinite(w).all() or (w.sum(axis=-1) > 1.0 + 1e-9).any():
                 return "array 'values' is not a table of seat chances at every possible score"
+            if not np.isnan(arrays["values"][~possible]).all():
+                return "array 'values' holds chances at scores that cannot occur"
             return in_range(arrays)
 
         return cache.TableSpec.of(rules, "solve", objective, players,
@@ -124,6 +129,8 @@ def result_spec(rules: Rules, objective: str, players: int = 2) -> cache.TableSp
         w = arrays["values"].reshape(seats, g, g)
         if not np.isfinite(w[:, pairs]).all():
             return "array 'values' has a missing value at a possible pair of scores"
+        if not np.isnan(w[:, ~pairs]).all():
+            return "array 'values' holds chances at scores that cannot occur"
         return in_range(arrays)
 
     return cache.TableSpec.of(rules, "solve", objective, 2, arrays, win_ok)
@@ -144,7 +151,16 @@ def save(result: SolveResult, path: Path) -> None:
     cache.save_npz(Path(path), arrays, meta, result_spec(result.rules, result.objective, result.players))
 
 
+#: The metadata of a cached solve and the type of each field (checked on loading: `cache.check_meta`).
+RESULT_META: dict[str, type | tuple[type, ...]] = {"objective": str, "residual": (int, float), "seconds": (int, float), "states": int, "exact": bool,
+               "assumptions": list, "solver_version": str, "extra": dict, "players": int}
+
+
 def _result(rules: Rules, arrays: dict[str, np.ndarray], meta: dict) -> SolveResult:
+    """The result of a cached table, its metadata checked (`CorruptTable` when a field is missing or mistyped)."""
+    cache.check_meta(meta, RESULT_META)
+    if not 0.0 <= float(meta["residual"]) < np.inf or not 1 <= meta["players"] <= MAX_PLAYERS or meta["states"] < 0:
+        raise cache.CorruptTable("metadata 'residual', 'players' or 'states' out of range")
     try:
         return SolveResult(
             rules=rules, objective=meta["objective"], values=arrays["values"],
@@ -200,9 +216,16 @@ def solve(rules: Rules | str | None = None, objective: Objective = "win", progre
         found, writable = None, False
     if found is not None:
         try:
-            return _result(rules, *found)
+            result = _result(rules, *found)
+            if (result.objective, result.players) != (objective, players if objective == "win" else result.players):
+                raise cache.CorruptTable(f"its metadata names the objective {result.objective!r} for "
+                                         f"{result.players} players")
+            why = result.sample_problem()  # a forgery with a valid checksum: plausible values, not the solution
+            if why:
+                raise cache.CorruptTable(why)
+            return result
         except cache.CorruptTable as exc:
-            warnings.warn(f"{path}: {exc}; recomputing", stacklevel=2)
+            cache.discard(path, exc)
     size = check_budget(rules, objective, limits, players).states
     with working(solve_label(rules, objective, players, cached=writable), progress, size) as update:
         result = compute(rules, objective, update, players=players)

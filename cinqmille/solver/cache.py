@@ -8,9 +8,15 @@ reading any large array: the zip structure, the identity against the one the
 caller expects, each array's header (shape, dtype), then the checksum and the
 caller's check of the values (finite, in range). Anything off is a
 `CorruptTable`: `try_load` reports it in one warning, deletes the file and lets
-the caller recompute. A file that exists but cannot be read (permissions) is
-reported and left alone. Files are written atomically (`files.atomic_write`)
-and read with `allow_pickle=False`.
+the caller recompute. A file that exists but cannot be read (permissions), or
+is not a regular file (a FIFO would block), is reported and left alone
+(`UnreadableTable`). Files are written atomically (`files.atomic_write`) and
+read with `allow_pickle=False`.
+
+The callers then check what the checksum cannot prove (docs/solver.md,
+"Caches"): the metadata's fields and types (`check_meta`), the layout
+against the ruleset, and a sample of rows recomputed by the kernel; a failure
+there is a `CorruptTable` too, reported and deleted the same way (`discard`).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import errno
 import hashlib
 import json
 import os
+import stat
 import warnings
 import zipfile
 from collections.abc import Callable, Collection, Mapping
@@ -195,7 +202,17 @@ def _read_meta(archive: zipfile.ZipFile) -> dict[str, Any]:
 
 
 def load_npz(path: Path, spec: TableSpec | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """Read a file written by `save_npz` and check it against `spec`; raise `CorruptTable` otherwise."""
+    """Read a file written by `save_npz` and check it against `spec`; raise `CorruptTable` otherwise.
+
+    A path that is not a regular file (a FIFO, a device, a directory) is not
+    opened (a FIFO would block): `UnreadableTable`.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None  # reported below, when opening it
+    if mode is not None and not stat.S_ISREG(mode):
+        raise UnreadableTable(f"{path}: not a regular file")
     try:
         with zipfile.ZipFile(path) as archive:
             members = {n[:-4]: n for n in archive.namelist() if n.endswith(".npy")}
@@ -225,7 +242,10 @@ def load_npz(path: Path, spec: TableSpec | None = None) -> tuple[dict[str, np.nd
     if meta.get("checksum") != _checksum(arrays):
         raise CorruptTable(f"{path}: checksum mismatch (truncated or altered file)")
     if spec is not None and spec.check is not None:
-        why = spec.check(arrays)
+        try:
+            why = spec.check(arrays)
+        except Exception as exc:  # arrays so wrong (0-d, overflowing) that the check itself fails
+            why = f"arrays the check cannot read ({exc.__class__.__name__})"
         if why:
             raise CorruptTable(f"{path}: {why}")
     return arrays, meta
@@ -271,18 +291,45 @@ def try_load(path: Path, spec: TableSpec | None = None) -> tuple[dict[str, np.nd
             return None
         return load_npz(path, spec)
     except CorruptTable as exc:
-        warnings.warn(f"{str(exc).replace(str(path), short_path(path))}; recomputing", stacklevel=2)
-        try:
-            path.unlink()
-        except OSError:
-            pass
+        discard(path, exc, stacklevel=3)
         return None
     except FileNotFoundError:
         return None
+    except UnreadableTable:
+        warnings.warn(f"the cached table {short_path(path)} is not a regular file; solving without the cache",
+                      stacklevel=2)
+        raise
     except OSError as exc:
         warnings.warn(f"cannot read the cached table {short_path(path)} ({exc.strerror or exc.__class__.__name__}); "
                       "solving without the cache", stacklevel=2)
         raise UnreadableTable(str(path)) from None
+
+
+def discard(path: Path, exc: Exception, stacklevel: int = 2) -> None:
+    """A cache file found damaged (`exc` says why): one warning, and the file deleted so that it is recomputed."""
+    text = str(exc).replace(str(path), short_path(path))
+    if short_path(path) not in text:
+        text = f"{short_path(path)}: {text}"
+    warnings.warn(f"{text}; recomputing", stacklevel=stacklevel + 1)
+    try:
+        if Path(path).is_file() or Path(path).is_symlink():
+            Path(path).unlink()
+    except OSError:
+        pass
+
+
+def check_meta(meta: Mapping[str, Any], fields: Mapping[str, type | tuple[type, ...]]) -> None:
+    """Raise `CorruptTable` unless every field of `fields` is in `meta` with its type (bool is not an int here;
+    a list's items must be strings)."""
+    for name, kind in fields.items():
+        value = meta.get(name)
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
+        if ok and isinstance(value, list):
+            ok = all(isinstance(x, str) for x in value)
+        if not ok:
+            raise CorruptTable(f"metadata '{name}' is {type(value).__name__}, expected "
+                               f"{' or '.join(k.__name__ for k in kinds)}")
 
 
 def short_path(path: Path, limit: int = 200) -> str:
@@ -292,13 +339,17 @@ def short_path(path: Path, limit: int = 200) -> str:
 
 
 def bounded_check(low: float, high: float, *, nan_ok: bool = True,
-                  names: tuple[str, ...] | None = None) -> ArrayCheck:
-    """A value check: every number of the arrays (or of `names`) lies in [low, high]; NaN only if `nan_ok`."""
+                  names: tuple[str, ...] | None = None, neg_inf_ok: tuple[str, ...] = ()) -> ArrayCheck:
+    """A value check: every number of the float arrays (or of `names`) lies in [low, high]; NaN only if
+    `nan_ok`; -inf only in the arrays of `neg_inf_ok` (a value that the rules forbid, such as banking)."""
     def check(arrays: Mapping[str, np.ndarray]) -> str | None:
         for name, arr in arrays.items():
             if names is not None and name not in names or arr.dtype.kind != "f":
                 continue
-            bad = np.isinf(arr) | (arr < low) | (arr > high)
+            with np.errstate(invalid="ignore"):
+                bad = np.isinf(arr) | (arr < low) | (arr > high)
+                if name in neg_inf_ok:
+                    bad &= arr != -np.inf
             if not nan_ok:
                 bad |= np.isnan(arr)
             if bad.any():

@@ -90,6 +90,7 @@ from ..errors import CinqmilleError
 from ..rules import Rules
 from ..rules.bank import SCORED, BankRules
 from ..work import working
+from .cache import CorruptTable
 from .kernel import UNIT, KeepGraph, Prediction, TurnKernel, build_keep_graph, rolled
 from .seats import passed
 
@@ -97,6 +98,10 @@ NEG = -np.inf
 WIN = 1.0  # value of an instant win (the win objective)
 #: Rows (opponent scores) of one group: small enough for a quick advice, large enough for a quick table.
 GROUP = 8
+#: Groups of rows recomputed with the kernel when a table is read back from the cache (`sample_groups`).
+SAMPLE_GROUPS = 6
+#: Largest difference between a cached number and the same number computed again by the same pass.
+SAME_PASS_TOL = 1e-12
 
 
 # -- the tie-break rule, written once ------------------------------------------------------
@@ -129,6 +134,38 @@ def fold(t: Any, cap: Any, period: int, exact: bool) -> np.ndarray:
     if period == 1:
         return np.minimum(t, cap)
     return np.where(t < cap, t, cap + (t - cap) % period)
+
+
+def sample_groups(total: int, count: int = SAMPLE_GROUPS) -> np.ndarray:
+    """A deterministic sample of group ids among `total`: the first, the last and `count - 2` evenly between."""
+    return np.unique(np.linspace(0, max(total - 1, 0), num=max(min(count, total), 1)).round().astype(np.int64))
+
+
+def differs(found: np.ndarray, want: np.ndarray, tol: float = SAME_PASS_TOL) -> bool:
+    """Whether two arrays of values differ by more than `tol` anywhere (-inf and NaN equal only themselves)."""
+    found, want = np.asarray(found, dtype=float), np.asarray(want, dtype=float)
+    if found.shape != want.shape:
+        return True
+    same = (found == want) | (np.isnan(found) & np.isnan(want))
+    with np.errstate(invalid="ignore"):
+        close = np.isfinite(found) & np.isfinite(want) & (np.abs(found - want) <= tol)
+    return not bool((same | close).all())
+
+
+def layout_problem(arrays: dict[str, np.ndarray], period: Any, want: dict[str, Any],
+                   want_period: int) -> str | None:
+    """Why arrays read back from the cache are not laid out as the ruleset's table: `want` maps the arrays
+    that must be equal (scores, caps, choices) and shapes of the others (a tuple); None when they are."""
+    if type(period) is not int or period != want_period:
+        return f"metadata 'period' is {period!r}, the ruleset's is {want_period}"
+    for name, expected in want.items():
+        got = arrays.get(name)
+        if isinstance(expected, tuple):  # a shape; () for an array the ruleset does not have
+            if (got is None and expected != ()) or (got is not None and got.shape != expected):
+                return f"array '{name}' has the wrong shape (or should not be there)"
+        elif got is None or got.shape != expected.shape or not np.array_equal(got, expected):
+            return f"array '{name}' is not the ruleset's"
+    return None
 
 
 # -- a block of rows --------------------------------------------------------------------------
@@ -442,13 +479,27 @@ class PolicyTable(LazyGroups, TurnRows):
 
     def _group(self, g: int) -> None:
         """Compute the rows of group g (a mover's seat and score, `GROUP` opponent scores): one kernel pass."""
-        result = self._source
+        rows, cells, computed = self._group_arrays(g, self._source)
+        for name, values in computed.items():
+            getattr(self, name)[cells] = values
+        self._values(rows)
+
+    def _group_rows(self, g: int) -> np.ndarray:
+        """The row ids of group g."""
+        s = len(self.scores)
+        mover, chunk = divmod(g, self._chunks)
+        return mover * s + np.arange(chunk * GROUP, min((chunk + 1) * GROUP, s))
+
+    def _group_arrays(self, g: int, result: Any) -> tuple[np.ndarray, slice, dict[str, np.ndarray]]:
+        """(rows, cells, arrays) of group g computed from the solved `result` by one kernel pass: the
+        values of `bank_v`, `roll_v` (and `plain_v`, `predict_v`) in those cells."""
         model, kernel = result.model, result.kernel
         w = result.tables
         s = len(self.scores)
-        mover, chunk = divmod(g, self._chunks)
+        rows = self._group_rows(g)
+        mover = int(rows[0] // s)
         seat, ia = divmod(mover, s)
-        ib = np.arange(chunk * GROUP, min((chunk + 1) * GROUP, s))
+        ib = rows - mover * s
         k = len(ib)
         cap = int(self.mover_caps[mover])
         n = cap + 2
@@ -461,15 +512,14 @@ class PolicyTable(LazyGroups, TurnRows):
                                   term_bank=model.terminal_bank(seats, a, b))
         value = ta[:, :n] + tb[:, :n] * l0[:, None, None]
         plain, predict = kernel.roll_tables(value, l0)
-        rows = mover * s + ib
         start = int(self.offset[rows[0]])
         cells = slice(start, start + k * n)
-        self.bank_v[cells] = (bank.a[:, :n] + bank.b[:, :n] * l0[:, None, None]).reshape(-1, self.dice)
-        self.roll_v[cells] = rolled(plain, predict).reshape(-1, self.dice)
+        out = {"bank_v": (bank.a[:, :n] + bank.b[:, :n] * l0[:, None, None]).reshape(-1, self.dice),
+               "roll_v": rolled(plain, predict).reshape(-1, self.dice)}
         if self.predict_v is not None and predict is not None and self.plain_v is not None:
-            self.plain_v[cells] = plain[:, :, 1].reshape(-1)
-            self.predict_v[cells] = predict.reshape(-1, predict.shape[-1])
-        self._values(rows)
+            out["plain_v"] = plain[:, :, 1].reshape(-1)
+            out["predict_v"] = predict.reshape(-1, predict.shape[-1])
+        return rows, cells, out
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The arrays of the complete table (what the cache stores)."""
@@ -482,11 +532,54 @@ class PolicyTable(LazyGroups, TurnRows):
 
     @classmethod
     def from_arrays(cls, rules: Rules, arrays: dict[str, np.ndarray], period: int, exact_solve: bool = True,
-                    assumptions: tuple[str, ...] = ()) -> "PolicyTable":
-        """A complete table from `arrays()` (read back from the cache)."""
-        return cls(rules, arrays["scores"], arrays["caps"], arrays["bust"], arrays["bank"], arrays["roll"],
-                   arrays.get("plain"), arrays.get("predict"), tuple(int(c) for c in arrays["choices"]), period,
-                   exact_solve=exact_solve, assumptions=assumptions)
+                    assumptions: tuple[str, ...] = (), check: Any = None) -> "PolicyTable":
+        """A complete table from `arrays()` (read back from the cache).
+
+        With `check` (the solved result the table was built from) the table is
+        checked before it is used (`CorruptTable` says why): its layout (scores,
+        caps, announcements, period, shapes) is the ruleset's, its bust values and
+        every row's turn start are those of the result, and `SAMPLE_GROUPS`
+        groups of rows recomputed by the kernel equal the stored ones.
+        """
+        fresh = None
+        if check is not None:
+            fresh = check.policy
+            want: dict[str, Any] = {"scores": fresh.scores, "caps": fresh.mover_caps,
+                                    "choices": np.array(fresh.choices, dtype=np.int64),
+                                    "bust": fresh.bust.shape, "bank": fresh.bank_v.shape, "roll": fresh.roll_v.shape,
+                                    "plain": () if fresh.plain_v is None else fresh.plain_v.shape,
+                                    "predict": () if fresh.predict_v is None else fresh.predict_v.shape}
+            why = layout_problem(arrays, period, want, fresh.period)
+            if why:
+                raise CorruptTable(why)
+        table = cls(rules, arrays["scores"], arrays["caps"], arrays["bust"], arrays["bank"], arrays["roll"],
+                    arrays.get("plain"), arrays.get("predict"), tuple(int(c) for c in arrays["choices"]), period,
+                    exact_solve=exact_solve, assumptions=assumptions)
+        if fresh is not None:
+            why = table._sample_problem(fresh, check)
+            if why:
+                raise CorruptTable(why)
+        return table
+
+    def _sample_problem(self, fresh: "PolicyTable", result: Any) -> str | None:
+        """Why this complete table is not `fresh` (the result's own lazy table): bust values, turn starts, and
+        a sample of groups recomputed (None when it is)."""
+        if differs(self.bust, fresh.bust):
+            return "its bust values are not those of the solved table"
+        s = len(self.scores)
+        r = np.arange(len(self.cap))
+        start = self.value(r, np.zeros_like(r), np.full(len(r), self.dice))
+        if differs(start, result.tables[r // (s * s), self.scores[(r // s) % s], self.scores[r % s]], 1e-9):
+            return "its turn starts are not the chances of the solved table"
+        for g in sample_groups(len(fresh._done)):
+            rows = self._group_rows(int(g))
+            fresh._ready(rows)
+            cells = slice(int(self.offset[rows[0]]), int(self.offset[rows[-1]] + self.cap[rows[-1]] + 2))
+            for name in ("bank_v", "roll_v", "plain_v", "predict_v", "value_v"):
+                mine, theirs = getattr(self, name), getattr(fresh, name)
+                if mine is not None and differs(mine[cells], theirs[cells]):
+                    return f"its rows of group {int(g)} differ from the kernel's ({name[:-2]})"
+        return None
 
     # -- where a position is read --------------------------------------------------------------
     def row(self, a: Any, b: Any, seat: Any = 0) -> Any:

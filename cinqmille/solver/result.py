@@ -22,7 +22,7 @@ from ..position import Position, PositionError
 from ..rules import Rules
 from .grid import ScoreGrid
 from .kernel import UNIT, TurnKernel
-from .policy import PolicyTable, TurnRows, TurnTable, keep_choices, ranking
+from .policy import PolicyTable, TurnRows, TurnTable, differs, keep_choices, ranking, sample_groups
 from .seats import every_seat
 from .turns import GameModel
 
@@ -228,6 +228,45 @@ class SolveResult:
         block, r = self.spot(position)
         return [Option(win=k.win, keep=k.keep, points=k.points, then=k.then)
                 for k in keep_choices(block, r, position.turn, faces)]
+
+    def sample_problem(self, tol: float = 1e-9) -> str | None:
+        """Why this `win` table (read back from the cache) is not the ruleset's solution, on a deterministic
+        sample of rows (None when the sample agrees; other objectives: None).
+
+        The rows of `policy.SAMPLE_GROUPS` groups (two players: one mover against
+        `policy.GROUP` opponents; three: one mover and first opponent against
+        every second opponent) are evaluated afresh by one kernel pass from the
+        stored table (its bust and bank values); their turn starts must equal the
+        stored chances within `tol`. A forged table whose values are plausible
+        (in range, the right shape, a valid checksum) but not the fixed point of
+        the game fails here; the rows computed stay in the result's policy.
+        """
+        if self.objective != "win":
+            return None
+        d = self.rules.dice
+        if self.players == 2:
+            policy = self.policy
+            s = len(policy.scores)
+            for g in sample_groups(len(policy._done)):
+                rows = policy._group_rows(int(g))
+                start = policy.value(rows, np.zeros_like(rows), np.full(len(rows), d))
+                kind, ia, ib = rows // (s * s), (rows // s) % s, rows % s
+                if differs(start, self.tables[kind, policy.scores[ia], policy.scores[ib]], tol):
+                    return "its chances are not the game's solution (a sample of rows evaluated again differs)"
+            return None
+        if self.players == 3:
+            from .n_player import seat_rows
+
+            scores = self.grid.scores.astype(np.int64)
+            s = len(scores)
+            for pair in sample_groups(s * s):
+                a, b = (int(scores[i]) for i in divmod(int(pair), s))
+                block = seat_rows(self, a, b, scores)
+                r = np.arange(s)
+                start = block.value(r, np.zeros_like(r), np.full(s, d))
+                if differs(start, self.values[a, b, scores, 0], tol):
+                    return "its chances are not the game's solution (a sample of rows evaluated again differs)"
+        return None
 
     def _need(self, objective: str) -> None:
         if self.objective != objective:
