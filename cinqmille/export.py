@@ -250,7 +250,8 @@ def _triples(result: "SolveResult", me: int, opp: int, opp2s: list[int]) -> tupl
     """
     from .solver.n_player import seat_rows
 
-    block = seat_rows(result, me // UNIT, opp // UNIT, np.array(opp2s, dtype=np.int64) // UNIT)
+    block = seat_rows(result, me // UNIT, np.stack([np.full(len(opp2s), opp // UNIT),
+                                                    np.array(opp2s, dtype=np.int64) // UNIT], axis=1))
     return block, np.arange(len(opp2s))
 
 

@@ -46,7 +46,7 @@ def test_every_decision_of_the_table_is_the_advice_rows(rules_dict: dict) -> Non
     for a in scores:
         for b in scores:
             for c in scores:
-                block = seat_rows(result, a, b, np.array([c]))
+                block = seat_rows(result, a, np.array([[b, c]]))
                 row = table.row(a, b, c)
                 r0, t, m = _states(block, 0, d)
                 rr = np.full(t.shape, row)

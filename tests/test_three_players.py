@@ -21,14 +21,20 @@ from test_brute_force_n import RECORDED, rules_of
 LIVE = ("exact-350-open-200", "exact-400-open-250-mandatory", "dummy-250")
 
 
-@pytest.mark.parametrize("name", LIVE)
-def test_every_turn_start_agrees_with_the_brute_force(name: str) -> None:
-    """Every seat's chance at every score triple equals the independent brute force's to 1e-10."""
+#: Four players: the brute force takes 15 s to several minutes (pure Python over every score quadruple).
+LIVE_FOUR = ("exact-350-open-200",)
+SLOW_FOUR = ("exact-300-open-100", "reach-350-min-bank", "rule-of-50-300")
+
+
+@pytest.mark.parametrize(("name", "players"), [(n, 3) for n in LIVE] + [(n, 4) for n in LIVE_FOUR]
+                         + [pytest.param(n, 4, marks=pytest.mark.slow) for n in SLOW_FOUR])
+def test_every_turn_start_agrees_with_the_brute_force(name: str, players: int) -> None:
+    """Every seat's chance at every score tuple equals the independent brute force's to 1e-10 (3 and 4 players)."""
     rules = rules_of(name)
-    w, stats, chasing = solve_players(rules, 3)
-    reference = brute_force_n(rules, 3)
-    worst = max(float(np.abs(every_seat(w[a // 50, b // 50, c // 50]) - np.array(v)).max())
-                for (a, b, c), v in reference.items())
+    w, stats, chasing = solve_players(rules, players)
+    reference = brute_force_n(rules, players)
+    worst = max(float(np.abs(every_seat(w[tuple(x // 50 for x in scores)]) - np.array(v)).max())
+                for scores, v in reference.items())
     assert worst < 1e-10
     assert stats.residual < 1e-12 and not len(chasing)
 
@@ -66,7 +72,7 @@ def test_a_stuck_player_leaves_the_two_player_game() -> None:
 
 
 def test_solve_players_3_in_the_cli(tmp_path: Path, session_cache: Path) -> None:
-    """`solve --players 3 --json` gives the seats' chances, cached; --players 4 and race are refused."""
+    """`solve --players 3 --json` gives the seats' chances, cached; four players too; five and race are refused."""
     path = tmp_path / "r.toml"
     path.write_text('goal = 300\nopening = 100\nend = "exact"\n')
     runner = CliRunner()
@@ -77,7 +83,11 @@ def test_solve_players_3_in_the_cli(tmp_path: Path, session_cache: Path) -> None
     assert abs(data["first_player_win"] - RECORDED["exact-300-open-100"][0]) < 1e-10
     again = json.loads(runner.invoke(main, ["solve", "--rules", str(path), "--players", "3", "--json"]).output)
     assert again == data  # from the cache: the same figures, the time of the original solve
-    for bad in (["--players", "4"], ["--players", "3", "--objective", "race"]):
+    four = json.loads(runner.invoke(main, ["solve", "--rules", str(path), "--players", "4", "--json"]).output)
+    assert four["players"] == 4 and len(four["win"]) == 4 and abs(sum(four["win"]) - 1) < 1e-12
+    reference = compute(rules_from_dict({"goal": 300, "opening": 100, "end": "exact"}), players=4).win
+    assert max(abs(x - y) for x, y in zip(four["win"], reference)) < 1e-12
+    for bad in (["--players", "5"], ["--players", "3", "--objective", "race"]):
         result = runner.invoke(main, ["solve", "--rules", str(path), *bad])
         assert result.exit_code == 2 and result.output.startswith("Error: ")
 
@@ -114,7 +124,8 @@ def test_chasing_choices_are_found_and_stated() -> None:
 
 
 def test_advise_at_a_table_of_three_and_more(tmp_path: Path, session_cache: Path) -> None:
-    """`advise --opp B,C` reads the three-player policy; with more opponents it says which reduction it used."""
+    """`advise --opp B,C` reads the three-player policy, `--opp B,C,D` the four-player one; with more opponents it
+    says which reduction it used."""
     path = tmp_path / "r.toml"
     path.write_text('goal = 300\nopening = 100\nend = "exact"\n')
     runner = CliRunner()
@@ -124,9 +135,14 @@ def test_advise_at_a_table_of_three_and_more(tmp_path: Path, session_cache: Path
         .seats_spot(100, (150, 200))
     assert data["position"]["opp"] == [150, 200] and data["exact"]
     assert abs(data["win"] - float(block.value(row, 2, 3))) < 1e-12
+    rules = rules_from_dict({"goal": 300, "opening": 100, "end": "exact"})
     four = json.loads(runner.invoke(main, [*args, "--opp", "150,0,200"]).output)
-    assert four["win"] == data["win"] and not four["exact"]  # the two leading opponents, in their order
-    assert any("threaten most" in a for a in four["assumptions"])
+    block, row = compute(rules, players=4).seats_spot(100, (150, 0, 200))
+    assert four["exact"] and abs(four["win"] - float(block.value(row, 2, 3))) < 1e-12  # the exact four-player table
+    five = json.loads(runner.invoke(main, [*args, "--opp", "150,0,250,200"]).output)
+    block, row = compute(rules, players=4).seats_spot(100, (150, 250, 200))  # the three leading, in their order
+    assert abs(five["win"] - float(block.value(row, 2, 3))) < 1e-12 and not five["exact"]
+    assert any("threaten most" in a for a in five["assumptions"])
     bad = runner.invoke(main, [*args, "--opp", "150,200", "--target", "300"])
     assert bad.exit_code == 2 and bad.output.startswith("Error: ")
 

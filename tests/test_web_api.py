@@ -129,7 +129,10 @@ def test_advice_from_the_sheet_is_in_the_movers_seat(client: TestClient) -> None
     assert from_sheet == explicit and from_sheet["position"]["me"] == 0 and from_sheet["position"]["opp"] == 300
     four = {"rules": TINY, "players": ["A", "B", "C", "D"], "entries": [{"kind": "bank", "points": 150}]}
     data = ask(client, {**four, "turn": 100, "dice": 3})
-    assert data["position"]["opp"] == [0, 0, 150] and not data["exact"]
+    assert data["position"]["opp"] == [0, 0, 150] and data["exact"]  # the exact four-player table
+    five = {"rules": TINY, "players": ["A", "B", "C", "D", "E"], "entries": [{"kind": "bank", "points": 150}]}
+    data = ask(client, {**five, "turn": 100, "dice": 3})
+    assert data["position"]["opp"] == [0, 0, 0, 150] and not data["exact"]  # reduced to the four-player table
 
 
 @pytest.mark.parametrize("body, status, message", [

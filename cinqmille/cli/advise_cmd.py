@@ -7,7 +7,7 @@ from dataclasses import replace
 import click
 
 from ..parsing import faces, maybe_whole, quoted, whole
-from ..solver.n_player import MAX_PLAYERS
+from ..solver.api import table_players
 from .common import emit_json, friendly_errors, json_option, resolve_rules, rules_option
 
 
@@ -75,7 +75,7 @@ def command(roll_faces: tuple[str, ...], rules_spec: str, me: str | None, opp: s
                             f"{pos.dice} {'is' if pos.dice == 1 else 'are'} in hand")
     in_hand = len(rolled) if rolled is not None else pos.dice
     replace(pos, dice=in_hand).validate(rules)  # the position asked about, refused before any solve
-    result = load_win_table(rules, 2 if pos.others is None else MAX_PLAYERS)
+    result = load_win_table(rules, 2 if pos.others is None else table_players(rules, len(pos.others) + 1))
     advice = advise(result, pos, rolled)
     if as_json:
         emit_json(advice.as_dict())

@@ -49,13 +49,8 @@ def command(rules_spec: str, players: str, seed: int | None) -> None:
 
 
 def solved_players(seats: int, rules) -> int:  # type: ignore[no-untyped-def]
-    """The table the bots read: two players, or three (exact, or reduced beyond) unless that solve is too large."""
-    from ..solver.budget import TooLarge, check_budget
+    """The table the bots read: two players, or three (exact, or reduced beyond: the engine's policy table has
+    three seats at most) unless that solve is too large."""
+    from ..solver.api import table_players
 
-    if seats < 3:
-        return 2
-    try:
-        check_budget(rules, "win", players=3)
-    except TooLarge:
-        return 2
-    return 3
+    return table_players(rules, seats, most=3)

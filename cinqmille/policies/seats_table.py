@@ -114,7 +114,8 @@ class SeatsTable(LazyGroups, TurnRows):
         pair, chunk = divmod(g, self._chunks)
         ia, ib = divmod(pair, s)
         ic = np.arange(chunk * GROUP, min((chunk + 1) * GROUP, s))
-        block = seat_rows(result, int(self.scores[ia]), int(self.scores[ib]), self.scores[ic])
+        others = np.stack([np.full(len(ic), self.scores[ib]), self.scores[ic]], axis=1)
+        block = seat_rows(result, int(self.scores[ia]), others)
         n = int(self.mover_caps[ia]) + 2
         rows = (ia * s + ib) * s + ic
         start = int(self.offset[rows[0]])

@@ -13,7 +13,7 @@ from ..errors import CinqmilleError
 from ..rules import Rules, load_rules
 from ..work import working
 from . import cache
-from .budget import Limits, check_budget
+from .budget import Limits, TooLarge, check_budget
 from .grid import ScoreGrid
 from .kernel import TurnKernel
 from .n_player import MAX_PLAYERS, chase_note, relaxations_n, solve_players
@@ -72,6 +72,21 @@ def compute(rules: Rules, objective: Objective = "win", progress: Progress | Non
         states=states, exact=not relaxed, assumptions=notes + relaxed, solver_version=cache.solver_version(),
         extra=extra, offers=offers, players=players,
     )
+
+
+def table_players(rules: Rules, seats: int, limits: Limits | None = None, most: int = MAX_PLAYERS) -> int:
+    """The exact table that a table of `seats` players reads: the most players, up to `seats` and `most`, whose
+    `win` table is cached or whose solve fits within `limits`; at least two (the smaller tables are read against
+    the opponents who threaten most, `n_player.leading`)."""
+    for players in range(min(seats, most, MAX_PLAYERS), 2, -1):
+        if cache.cache_path(rules, "win", players).exists():
+            return players
+        try:
+            check_budget(rules, "win", limits, players)
+        except TooLarge:
+            continue
+        return players
+    return 2
 
 
 def check_players(objective: str, players: int) -> None:

@@ -67,7 +67,7 @@ if TYPE_CHECKING:
     from .result import SolveResult
 
 #: Largest table size solved: players allowed by the solver.
-MAX_PLAYERS = 3
+MAX_PLAYERS = 4
 
 
 def relaxations_n(rules: Rules, players: int) -> tuple[str, ...]:
@@ -168,7 +168,7 @@ def chase_note(chasing: np.ndarray, residual: float) -> tuple[str, ...]:
     cycles = {tuple(np.roll(r, -int(np.argmin(r))).tolist()) for r in chasing}  # in playing order
     names = ", ".join("/".join(str(x * 50) for x in c) for c in sorted(cycles)[:5])
     more = f" and {len(cycles) - 5} more" if len(cycles) > 5 else ""
-    return (f"three players: on {len(cycles)} bust cycle{'s' if len(cycles) > 1 else ''} of scores ({names}{more}) "
+    return (f"{chasing.shape[1]} players: on {len(cycles)} bust cycle{'s' if len(cycles) > 1 else ''} of scores ({names}{more}) "
             f"the players' bank-or-roll choices chase each other and no stationary policy exists; there the "
             f"values are averaged over the iterations (step 1/k, a mixed choice), Bellman residual {residual:.1e}",)
 
@@ -186,12 +186,12 @@ def leading(others: tuple[int, ...], keep: int) -> tuple[int, ...]:
     return tuple(others[i] for i in chosen)
 
 
-def seat_rows(result: "SolveResult", a: int, b: int, cs: np.ndarray) -> "TurnRows":
-    """The policy's rows of a mover with banked `a` against `b` and each of `cs` (units, playing order), as one
-    `TurnRows` block: row i is the turn against ``(b, cs[i])``.
+def seat_rows(result: "SolveResult", a: int, others: np.ndarray) -> "TurnRows":
+    """The policy's rows of a mover with banked `a` against each row of `others` (units, shape (k, n - 1): the
+    opponents in playing order from the mover), as one `TurnRows` block: row i is the turn against `others[i]`.
 
     One kernel pass with seat values (`seat_bank_table`, the bust vector
-    ``P V(b, c, a)``) gives every turn state; the mover's values make the
+    ``P V(others, a)``) gives every turn state; the mover's values make the
     block, so that every decision (advice, export, the engine's table) is the
     policy table's.
     """
@@ -200,12 +200,14 @@ def seat_rows(result: "SolveResult", a: int, b: int, cs: np.ndarray) -> "TurnRow
 
     rules, kernel, grid = result.rules, result.kernel, result.grid
     w = result.values
-    k = len(cs)
+    rest = np.asarray(others, dtype=np.int64).reshape(len(others), -1)
+    if rest.shape[1] != result.players - 1:
+        raise ValueError(f"a {result.players}-player table needs {result.players - 1} opponents per row")
+    k = len(rest)
     mover = np.full(k, a, dtype=np.int64)
-    rest = np.stack([np.full(k, b, dtype=np.int64), np.asarray(cs, dtype=np.int64)], axis=1)
     caps = grid.cap(mover)
     n = int(caps[0]) + 2
-    l0 = pass_dice(w[rest[:, 0], rest[:, 1], mover])[:, 0].copy()
+    l0 = pass_dice(w[tuple(rest.T) + (mover,)])[:, 0].copy()
     bank = grid.seat_bank_table(mover, rest, n - 1, w)
     _, _, ta, tb = kernel.run(mover, caps, bank, l0, keep_table=True)
     value = ta[:, :n, :, 0] + tb[:, :n] * l0[:, None, None]

@@ -137,7 +137,7 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
 
     def advice_answer(data: dict[str, Any]) -> Response:
         from ..advice import advise
-        from ..solver.n_player import MAX_PLAYERS
+        from ..solver.api import table_players
 
         rules = rules_of(data)
         if "players" in data or "entries" in data:
@@ -147,7 +147,7 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
             pos, roll = position_of(data, rules, *_seat_of(state))
         else:
             pos, roll = position_of(data, rules)
-        table = store.get(rules, 2 if pos.others is None else MAX_PLAYERS)
+        table = store.get(rules, 2 if pos.others is None else table_players(rules, len(pos.others) + 1))
         if isinstance(table, Job):
             return Json(table.as_dict(), status_code=202)
         return Json(advise(table, pos, roll).as_dict())
