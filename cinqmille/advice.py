@@ -170,7 +170,7 @@ def advise(result: "SolveResult", position: Position, roll: str | tuple[int, ...
         raise PositionError(f"the roll has {dice_words(len(faces))} but --dice says {position.dice} "
                             f"{'is' if position.dice == 1 else 'are'} in hand")
     if position.offer is not None:
-        raise PositionError("--offer is a choice at the start of a turn: give no --roll with it")
+        raise PositionError("`offer` is a choice at the start of a turn: give no `roll` with it")
     position = replace(position, dice=len(faces)).validate(rules)
     if position.target is not None:
         position = replace(position, opp=position.target, seat=1)

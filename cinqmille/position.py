@@ -14,6 +14,8 @@ that some keeps reach from the start of a turn).
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .errors import CinqmilleError
@@ -21,7 +23,21 @@ from .rules import Rules
 
 
 class PositionError(CinqmilleError):
-    """A position that cannot occur under the ruleset."""
+    """A position that cannot occur under the ruleset.
+
+    The message names the position's fields in backquotes (`` `offer` ``, `` `dice` ``) and `field` is the one it
+    is about; each application words them for its users (`worded`): the command line as flags (``--offer``), the
+    web API as JSON fields (``'offer'``). Plainly (``str``) they read as bare names.
+    """
+
+    def __init__(self, message: str, field: str | None = None):
+        named = re.match(r"`(\w+)`", message)  # a message that starts with a field is about that field
+        self.template, self.field = message, field if field is not None or named is None else named.group(1)
+        super().__init__(self.worded(lambda name: name))
+
+    def worded(self, name: Callable[[str], str]) -> str:
+        """The message with each field named by `name` (a flag, a JSON key)."""
+        return re.sub(r"`(\w+)`", lambda m: name(m.group(1)), self.template)
 
 
 @dataclass(frozen=True)
@@ -44,38 +60,38 @@ class Position:
 
     def validate(self, rules: Rules) -> "Position":
         """Return the position if it can occur under `rules`, else raise `PositionError` saying why."""
-        check_score(rules, self.me, "--me")
+        check_score(rules, self.me, "me")
         if self.others is not None:
             if not 2 <= len(self.others) <= 7 or self.others[0] != self.opp:
-                raise PositionError(f"--opp: a table of 3 to 8 players has 2 to 7 opponents, got {len(self.others)}")
+                raise PositionError(f"`opp`: a table of 3 to 8 players has 2 to 7 opponents, got {len(self.others)}")
             for score in self.others:
-                check_score(rules, score, "--opp")
+                check_score(rules, score, "opp")
             if self.target is not None or self.offer is not None:
-                raise PositionError("--target and --offer are for two players (the last round and take-overs are "
+                raise PositionError("`target` and `offer` are for two players (the last round and take-overs are "
                                     "not yet solved for three)")
         if self.target is None:
-            check_score(rules, self.opp, "--opp")
+            check_score(rules, self.opp, "opp")
         else:
             if not rules.last_round:
-                raise PositionError(f"--target is for a last round; '{rules.name}' has none (last_round = false)")
+                raise PositionError(f"`target` is for a last round; '{rules.name}' has none (last_round = false)")
             if self.target % 50 or self.target < rules.goal or (rules.end == "exact" and self.target != rules.goal):
                 need = f"exactly {rules.goal}" if rules.end == "exact" else f"a multiple of 50 from {rules.goal} up"
-                raise PositionError(f"--target: the opponent's final score must be {need}, got {self.target}")
+                raise PositionError(f"`target`: the opponent's final score must be {need}, got {self.target}")
             if rules.rule_of_50 and self.target % 100 == 50:
-                raise PositionError(f"--target: under the rule of 50 a bank that leaves a score ending in 50 is a "
+                raise PositionError(f"`target`: under the rule of 50 a bank that leaves a score ending in 50 is a "
                                     f"fault, so no final score ends in 50; got {self.target}")
         if self.offer is not None:
             points, dice = self.offer
             if not rules.take_over:
-                raise PositionError(f"--offer is for take-overs; '{rules.name}' has none (take_over = false)")
+                raise PositionError(f"`offer` is for take-overs; '{rules.name}' has none (take_over = false)")
             if points <= 0 or points % 50:
-                raise PositionError(f"--offer: the offered points must be a positive multiple of 50, got {points}")
+                raise PositionError(f"`offer`: the offered points must be a positive multiple of 50, got {points}")
             if not 1 <= dice <= rules.dice:
-                raise PositionError(f"--offer: the offered dice must be between 1 and {rules.dice}, got {dice}")
+                raise PositionError(f"`offer`: the offered dice must be between 1 and {rules.dice}, got {dice}")
             if self.turn or self.dice is not None:
-                raise PositionError("--offer is a choice at the start of a turn: give no --turn or --dice with it")
+                raise PositionError("`offer` is a choice at the start of a turn: give no `turn` or `dice` with it")
             if rules.opening and self.me == 0:
-                raise PositionError("--offer: only an opened player may take over")
+                raise PositionError("`offer`: only an opened player may take over")
             self._check_offer(rules, points, dice)
         if self.turn < 0 or self.turn % 50:
             raise PositionError(f"turn points must be a non-negative multiple of 50, got {self.turn}")
@@ -86,12 +102,12 @@ class Position:
         if any(self.scoreless):
             zero = rules.zero_turns
             if zero is None:
-                raise PositionError(f"--scoreless is for the zero_turns rule; '{rules.name}' has none")
+                raise PositionError(f"`scoreless` is for the zero_turns rule; '{rules.name}' has none")
             if self.others is not None:
-                raise PositionError(f"--scoreless: the scoreless-turn counters are solved for two players only; with "
+                raise PositionError(f"`scoreless`: the scoreless-turn counters are solved for two players only; with "
                                     f"{len(self.others) + 1} players the advice is solved as if zero_turns were off")
             if not all(0 <= z < zero.count for z in self.scoreless):
-                raise PositionError(f"--scoreless: at most {zero.count - 1} scoreless turns in a row can stand "
+                raise PositionError(f"`scoreless`: at most {zero.count - 1} scoreless turns in a row can stand "
                                     f"(scoreless turn number {zero.count} is punished and clears the count), got "
                                     f"{','.join(map(str, self.scoreless))}")
         if rules.end == "exact" and self.me + self.turn > rules.goal:
@@ -108,13 +124,13 @@ class Position:
 
         why = why_unreachable(rules, points, dice)
         if why is not None:
-            raise PositionError(f"--offer: no bank leaves that: {why}")
+            raise PositionError(f"`offer`: no bank leaves that: {why}")
         bank = rules.banking
         if not bank.hand_ok(dice):
-            raise PositionError(f"--offer: no bank leaves all {dice} dice in hand: a full hand must be rolled "
+            raise PositionError(f"`offer`: no bank leaves all {dice} dice in hand: a full hand must be rolled "
                                 f"under '{rules.name}'")
         if points < bank.min_bank:
-            raise PositionError(f"--offer: no bank is smaller than {bank.min_bank} under '{rules.name}', got {points}")
+            raise PositionError(f"`offer`: no bank is smaller than {bank.min_bank} under '{rules.name}', got {points}")
 
     def _check_turn(self, rules: Rules) -> None:
         """Refuse turn points and dice in hand that no sequence of keeps reaches from the start of a turn."""
@@ -129,7 +145,9 @@ class Position:
 
 
 def check_score(rules: Rules, score: int, label: str = "score") -> int:
-    """Validate a banked score under `rules`; return it."""
+    """Validate a banked score under `rules`; return it. `label` names the score: a field of the position (`me`,
+    `opp`: worded by each application) or any other text, as it is."""
+    label = f"`{label}`" if label.isidentifier() and label != "score" else label
     if score < 0 or score % 50:
         raise PositionError(f"{label}: a score must be a non-negative multiple of 50, got {score}")
     if score >= rules.goal:

@@ -178,3 +178,19 @@ def test_an_offer_a_bank_can_make_is_answered() -> None:
     code, out, err = run("--rules", "sheet", "--me", "1000", "--opp", "1500", "--offer", "300/2")
     assert code == 0, err
     assert "take over" in out.lower()
+
+
+def test_library_errors_name_fields_and_each_application_words_them() -> None:
+    """A refused position names its field (`me`); the command line says --me, the web API 'me' and its field."""
+    from cinqmille.web.app import create_app
+    from starlette.testclient import TestClient
+
+    with pytest.raises(PositionError) as caught:
+        Position(30, 0).validate(STANDARD)
+    assert caught.value.field == "me" and str(caught.value).startswith("me: a score must")
+    code, _, err = run("--me", "30")
+    assert code == 2 and err.startswith("Error: --me: a score must")
+    with TestClient(create_app(), base_url="http://localhost") as client:
+        answer = client.post("/api/advice", json={"rules": "standard", "me": 30, "opp": 0, "roll": "15332"})
+    assert answer.status_code == 400 and answer.json()["field"] == "me"
+    assert answer.json()["error"].startswith("'me': a score must")

@@ -14,6 +14,7 @@ from typing import Any, Callable
 import click
 
 from ..errors import CinqmilleError
+from ..position import PositionError
 from ..rules import DEFAULT_RULES, Rules, load_rules
 
 
@@ -72,6 +73,8 @@ def friendly_errors(func: Callable) -> Callable:
             warnings.simplefilter("always")
             try:
                 return func(*args, **kwargs)
+            except PositionError as exc:  # the library names the position's fields; here they are flags
+                fail(one_line(exc.worded(lambda name: f"--{name}")))
             except CinqmilleError as exc:
                 fail(one_line(str(exc)))
             except KeyboardInterrupt:

@@ -33,6 +33,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..errors import CinqmilleError
+from ..position import PositionError
 from ..rules import Rules, load_rules, preset_descriptions, to_dict, to_toml
 from ..rules.loading import PRESET_NAMES, content_key
 from .access import Access, Guard
@@ -183,8 +184,10 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
         return _error(422, exc.reason, field=f"entries[{exc.index}]", entry=exc.index)
 
     async def on_bad_input(request: Request, exc: Exception) -> Response:
-        line = str(exc).strip().splitlines()[0] if str(exc).strip() else "bad input"
-        return _error(400, line[:1000])
+        text = exc.worded(lambda name: f"'{name}'") if isinstance(exc, PositionError) else str(exc)
+        line = text.strip().splitlines()[0] if text.strip() else "bad input"
+        field = exc.field if isinstance(exc, PositionError) else None
+        return _error(400, line[:1000], **({"field": field} if field else {}))
 
     async def on_http(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)

@@ -426,6 +426,6 @@ def position_of(data: dict[str, Any], rules: Rules, scores: tuple[int, ...] | No
     in_hand = len(rolled) if rolled is not None else pos.dice
     try:
         replace(pos, dice=in_hand).validate(rules)
-    except CinqmilleError as exc:
-        raise ApiError(400, str(exc).splitlines()[0]) from None
+    except PositionError as exc:  # the position's fields, worded as this API's JSON fields
+        raise ApiError(400, exc.worded(lambda name: f"'{name}'").splitlines()[0], field=exc.field) from None
     return pos, rolled
