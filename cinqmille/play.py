@@ -37,7 +37,7 @@ from .parsing import faces, whole
 from .players import HUMAN, SYNONYMS
 from .policies.heuristics import best_keep
 from .policies.optimal import OptimalPolicy, opponent_score, others_in_order, view_counters, view_seat
-from .policies.seats_table import SeatsTable
+from .policies.seats_table import seats_of
 from .position import Position, PositionError
 from .rules import Rules
 
@@ -95,7 +95,7 @@ def bot_policy(result, explain: Callable[[str], None] | None = None) -> OptimalP
     """`play`'s bot: the engine policy `optimal` on the result's policy table, explaining itself to `explain`."""
     narrate = bot_narrator(result, explain) if explain is not None else None
     if getattr(result, "players", 2) > 2:  # the three-player table of the same result (rows computed when read)
-        return OptimalPolicy(result.rules, narrate=narrate, seats=SeatsTable.of(result))
+        return OptimalPolicy(result.rules, narrate=narrate, seats=seats_of(result))
     return OptimalPolicy(result.rules, result.policy, narrate=narrate)
 
 

@@ -142,3 +142,12 @@ def test_three_optimal_players_match_the_solve_at_goal_1500() -> None:
     res = simulate(SimConfig(rules, ("optimal",) * 3, 200_000, seed=2))
     for rate, se, win in zip(res.win_rate, res.std_error, result.win):
         assert abs(rate - win) < 3 * se
+
+
+def test_the_bots_of_a_game_share_one_table() -> None:
+    """Every bot of a three-player game reads one policy table (one per bot reserved gigabytes under `standard`)."""
+    from cinqmille.play import bot_policy
+
+    result = compute(rules_from_dict({"goal": 300, "opening": 100, "end": "exact"}), players=3)
+    bots = [bot_policy(result) for _ in range(5)]
+    assert len({id(bot._seats) for bot in bots}) == 1

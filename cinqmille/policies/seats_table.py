@@ -262,6 +262,16 @@ _MEMO: dict[tuple[str, str], SeatsTable] = {}
 _LOCK = threading.Lock()
 
 
+def seats_of(result: SolveResult) -> SeatsTable:
+    """The three-player policy table of a solved result, one per result: every bot of a game reads the same rows
+    (a table per bot would reserve its arrays once per bot: 1.2 GiB of address space each under `standard`)."""
+    found = result.__dict__.get("_seats_table")
+    if found is None:
+        with _LOCK:
+            found = result.__dict__.setdefault("_seats_table", SeatsTable.of(result))
+    return found
+
+
 def seats_table(rules: Rules, use_cache: bool = True, complete: bool = False) -> SeatsTable:
     """The three-player policy table of a ruleset: from memory, from the cache directory, or built.
 
