@@ -42,6 +42,7 @@ class Example:
     command: str
     shown: tuple[str, ...]
     slow: bool  # the block follows a line `<!-- test: slow -->` (a long solve): run with -m slow
+    before: tuple[str, ...] = ()  # the commands above it in its block (they may write the files it reads)
 
 
 def _blocks(text: list[str]) -> list[tuple[int, int, str]]:
@@ -76,7 +77,8 @@ def examples() -> list[Example]:
             shown = text[i + 1:j]
             while shown and not shown[-1].strip():
                 shown = shown[:-1]
-            found.append(Example(i, text[i][2:], tuple(shown), slow))
+            earlier = tuple(e.command for e in found if e.line >= start)
+            found.append(Example(i, text[i][2:], tuple(shown), slow, earlier))
             i = j
     return found
 
@@ -124,7 +126,7 @@ def run(command: str, where: Path) -> list[str]:
     return [line for line in (done.stdout + done.stderr).splitlines() if not line.startswith(LINE_PREFIX)]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # not torn down when a worker interleaves other modules between the examples
 def workdir(tmp_path_factory: pytest.TempPathFactory, session_cache_dir: Path) -> Iterator[Path]:
     """A directory holding the README's files, with the session's solver cache."""
     where = tmp_path_factory.mktemp("readme")
@@ -153,11 +155,12 @@ def test_the_readme_has_examples() -> None:
     assert {"rules", "odds", "solve", "advise", "export", "play", "simulate"} <= shown
 
 
-@pytest.mark.xdist_group("readme")  # one worker runs them in README order: later commands read earlier files
 @pytest.mark.parametrize("example", [pytest.param(e, marks=[pytest.mark.slow] if e.slow else [], id=e.command[:60])
                                      for e in _EXAMPLES])
 def test_readme_output_is_the_programs(example: Example, workdir: Path) -> None:
     """The output the README shows under a command is what the command prints."""
+    for command in example.before:  # in whatever order the workers take the examples, the files are there
+        run(command, workdir)
     actual = run(example.command, workdir)
     if UPDATE and not _matches(example.shown, actual):
         _rewrite(example, actual)
