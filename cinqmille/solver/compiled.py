@@ -71,6 +71,17 @@ def weigh(ab: np.ndarray, chosen: np.ndarray, ptr: np.ndarray, cls: np.ndarray, 
         out[0] = a
         out[1] = b + bust[col]
         return
+    if cols == 3:  # two stored seats' A and B (three players)
+        a = a1 = b = 0.0
+        for e in range(ptr[col], ptr[col + 1]):
+            s = chosen[cls[e]]
+            a += prob[e] * ab[s, 0]
+            a1 += prob[e] * ab[s, 1]
+            b += prob[e] * ab[s, 2]
+        out[0] = a
+        out[1] = a1
+        out[2] = b + bust[col]
+        return
     for j in range(cols):
         out[j] = 0.0
     for e in range(ptr[col], ptr[col + 1]):
