@@ -310,8 +310,7 @@ class TurnKernel:
     @staticmethod
     def _terminal_args(bank_a: np.ndarray, bank_b: np.ndarray, l0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The terminal pass's bank (A, B) and bust values, as the compiled code takes them."""
-        return (np.ascontiguousarray(bank_a, dtype=float), np.ascontiguousarray(bank_b, dtype=float),
-                np.ascontiguousarray(l0, dtype=float))
+        return _plain(bank_a, float), _plain(bank_b, float), _plain(l0, float)
 
     def _terminal_rows(self, rows: np.ndarray, args: tuple[np.ndarray, np.ndarray, np.ndarray], out: np.ndarray,
                        iterations: int = 400) -> None:
@@ -346,15 +345,15 @@ class TurnKernel:
         p = len(scores)
         seats = bank.a.shape[3:]  # () for the mover's value alone, (J,) for a vector of seat values
         j = seats[0] if seats else 1
-        caps = np.ascontiguousarray(caps, dtype=np.int64)
+        caps = _plain(caps, np.int64)
         tmax = int(caps.max()) if p else 0
         tpad = self.tpad_for(tmax)
         size = tpad * d + 2  # the states, then the win and bust slots
         begin = np.empty((p, j + 1))  # the turn start's stored seats' A, then B
         table = np.empty((p if keep_table else 0, size, j + 1))  # rows first: every state's columns
-        l0 = np.ascontiguousarray(l0, dtype=float)
-        bank_a = np.ascontiguousarray(bank.a if seats else bank.a[..., None], dtype=float)
-        bank_b = np.ascontiguousarray(bank.b, dtype=float)
+        l0 = _plain(l0, float)
+        bank_a = _plain(bank.a if seats else bank.a[..., None], float)
+        bank_b = _plain(bank.b, float)
         terminal = None
         if self.exact:
             term = np.zeros((2, 1, 1, 1))
@@ -366,7 +365,7 @@ class TurnKernel:
             else:
                 terminal = self._terminal_args(ta, tb, l0)
         g, c = self.graph, self.graph.columns
-        args = (table, begin, np.ascontiguousarray(scores, dtype=np.int64), caps, bank_a, bank_b, l0, term[0],
+        args = (table, begin, _plain(scores, np.int64), caps, bank_a, bank_b, l0, term[0],
                 term[1], tpad, self.exact, self.period, TIE if seats else 0.0,  # seat values: see "Ties"
                 float(self.win_value), self._base, g.keep_win, c.start, c.ptr, c.cls, c.prob, c.bust, *self._announce)
 
@@ -385,6 +384,11 @@ class TurnKernel:
             cells = table[:, : tpad * d].reshape((p, tpad, d, j + 1))
             return a_start, begin[:, j], cells[..., :j] if seats else cells[..., 0], cells[..., j]
         return a_start, begin[:, j], None, None
+
+
+def _plain(x: Any, dtype: Any) -> np.ndarray:
+    """`x` as the compiled pass takes it: C-contiguous and writable (one compiled version for every caller)."""
+    return np.require(x, dtype, ["C", "W"])
 
 
 def _threads() -> int:
