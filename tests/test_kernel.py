@@ -19,11 +19,11 @@ STANDARD = rules_from_dict({"base": "standard"})
 
 
 def chosen_slots(v: np.ndarray, slot: np.ndarray, tie: float = 0.0) -> np.ndarray:
-    """`compiled.choose` on the standard keep graph: the state each class's chosen keep leads to."""
+    """`compiled.choose` on the standard keep graph, one lane: the state each class's chosen keep leads to."""
     g = build_keep_graph(STANDARD)
-    out = np.zeros(len(g.class_start), dtype=np.int64)
-    compiled.choose(v, slot, g.columns.start, tie, out)
-    return out
+    out = np.zeros((len(g.class_start), 1), dtype=np.int64)
+    compiled.choose(v[:, None].copy(), slot, g.columns.start, tie, 1, out, np.zeros(1), np.zeros(1, dtype=np.int64))
+    return out[:, 0]
 
 
 def test_a_tie_goes_to_the_last_keep_of_its_class() -> None:
@@ -52,10 +52,11 @@ def test_affine_roll_equals_the_plain_backup_at_its_bust_value() -> None:
         chosen = chosen_slots(v, np.arange(keeps))
         plain = backup(g, v, bust=l0)
         for n in range(g.dice):
-            out = np.zeros(2)
-            compiled.weigh(ab, chosen, g.columns.ptr, g.columns.cls, g.columns.prob, g.columns.bust, n, out)
-            assert abs(out[0] + out[1] * l0 - plain[n]) < 1e-12
-            assert out[1] >= g.bust_prob[n] - 1e-12  # a bust alone weighs bust_prob on L
+            out = np.zeros((2, 1))
+            compiled.weigh(ab[..., None].copy(), chosen[:, None].copy(), g.columns.ptr, g.columns.cls,
+                           g.columns.prob, g.columns.bust, n, 1, out)
+            assert abs(out[0, 0] + out[1, 0] * l0 - plain[n]) < 1e-12
+            assert out[1, 0] >= g.bust_prob[n] - 1e-12  # a bust alone weighs bust_prob on L
 
 
 BRUTE = {

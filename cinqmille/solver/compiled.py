@@ -27,130 +27,150 @@ from numba import njit
 
 #: Compiled once and cached on disk (`cache`), run without the GIL (`nogil`) so that threads share a pass.
 JIT = njit(cache=True, nogil=True, error_model="numpy", boundscheck=False)
+#: Rows computed together, one per SIMD lane (the innermost axis of every table): a block of rows shares
+#: its slots and loops, and the comparisons of different rows run side by side instead of one long chain.
+LANES = 32
 
 
 @JIT
-def choose(v: np.ndarray, slot: np.ndarray, start: np.ndarray, tie: float, chosen: np.ndarray) -> None:
-    """The state ``chosen[c]`` that the keep taken in class c leads to (keep k leads to ``slot[k]``, worth
-    ``v[slot[k]]``): the best; on a tie (within `tie`, exactly equal when 0) the last keep of its class
-    (classes list their keeps by points, then dice in hand: the most points, then the most dice)."""
+def choose(v: np.ndarray, slot: np.ndarray, start: np.ndarray, tie: float, w: int, chosen: np.ndarray,
+           best: np.ndarray, pick: np.ndarray) -> None:
+    """The state ``chosen[c, lane]`` that the keep taken in class c leads to, for lanes ``0..w-1`` (keep k
+    leads to ``slot[k]``, worth ``v[slot[k], lane]``): the best; on a tie (within `tie`, exactly equal when
+    0) the last keep of its class (classes list their keeps by points, then dice in hand: the most points,
+    then the most dice). `best` and `pick` are scratch (LANES)."""
     for c in range(len(start) - 1):
         k0, k1 = start[c], start[c + 1]
-        pick = slot[k0]
-        best = v[pick]
+        s0 = slot[k0]
+        row = v[s0]
+        for lane in range(w):
+            best[lane] = row[lane]
+            pick[lane] = s0
         if tie == 0.0:
-            for k in range(k0 + 1, k1):  # branch-free: the comparisons do not predict
+            for k in range(k0 + 1, k1):
                 s = slot[k]
-                x = v[s]
-                ge = x >= best
-                best = x if ge else best
-                pick = s if ge else pick
+                row = v[s]
+                for lane in range(w):
+                    x = row[lane]
+                    b = best[lane]
+                    ge = x >= b
+                    best[lane] = x if ge else b
+                    pick[lane] = s if ge else pick[lane]
         else:
             for k in range(k0 + 1, k1):
-                best = max(best, v[slot[k]])
-            floor = best - tie
-            for k in range(k1 - 1, k0 - 1, -1):
-                if v[slot[k]] >= floor:
-                    pick = slot[k]
-                    break
-        chosen[c] = pick
+                row = v[slot[k]]
+                for lane in range(w):
+                    best[lane] = max(best[lane], row[lane])
+            for lane in range(w):
+                best[lane] -= tie
+            for k in range(k0 + 1, k1):
+                s = slot[k]
+                row = v[s]
+                for lane in range(w):
+                    pick[lane] = s if row[lane] >= best[lane] else pick[lane]
+        out = chosen[c]
+        for lane in range(w):
+            out[lane] = pick[lane]
 
 
 @JIT
 def weigh(ab: np.ndarray, chosen: np.ndarray, ptr: np.ndarray, cls: np.ndarray, prob: np.ndarray,
-          bust: np.ndarray, col: int, out: np.ndarray) -> None:
-    """``out = sum_c P(c | col) ab[chosen[c]]`` in class order, plus the bust chance of `col` on B (the last
-    column)."""
+          bust: np.ndarray, col: int, w: int, out: np.ndarray) -> None:
+    """``out[:, lane] = sum_c P(c | col) ab[chosen[c, lane], :, lane]`` in class order, plus the bust chance
+    of `col` on B (the last column), for lanes ``0..w-1``."""
     cols = ab.shape[1]
-    if cols == 2:  # the mover's A and B: two running sums
-        a = b = 0.0
-        for e in range(ptr[col], ptr[col + 1]):
-            s = chosen[cls[e]]
-            a += prob[e] * ab[s, 0]
-            b += prob[e] * ab[s, 1]
-        out[0] = a
-        out[1] = b + bust[col]
-        return
-    if cols == 3:  # two stored seats' A and B (three players)
-        a = a1 = b = 0.0
-        for e in range(ptr[col], ptr[col + 1]):
-            s = chosen[cls[e]]
-            a += prob[e] * ab[s, 0]
-            a1 += prob[e] * ab[s, 1]
-            b += prob[e] * ab[s, 2]
-        out[0] = a
-        out[1] = a1
-        out[2] = b + bust[col]
-        return
     for j in range(cols):
-        out[j] = 0.0
+        for lane in range(w):
+            out[j, lane] = 0.0
     for e in range(ptr[col], ptr[col + 1]):
-        s = chosen[cls[e]]
+        pick = chosen[cls[e]]
         p = prob[e]
         for j in range(cols):
-            out[j] += p * ab[s, j]
-    out[cols - 1] += bust[col]
+            acc = out[j]
+            for lane in range(w):
+                acc[lane] += p * ab[pick[lane], j, lane]
+    last = out[cols - 1]
+    for lane in range(w):
+        last[lane] += bust[col]
 
 
 @JIT
-def terminal_rows(rows: np.ndarray, bank_a: np.ndarray, bank_b: np.ndarray, l0: np.ndarray, won: float,
+def terminal_rows(blocks: np.ndarray, bank_a: np.ndarray, bank_b: np.ndarray, l0: np.ndarray, won: float,
                   term_idx: np.ndarray, start: np.ndarray, ptr: np.ndarray, cls: np.ndarray, prob: np.ndarray,
                   bust: np.ndarray, iterations: int, out_a: np.ndarray, out_b: np.ndarray) -> None:
-    """(A, B) of the states past the cap (reach), ``out_*[row, parity, m - 1]``, for each of `rows`.
+    """(A, B) of the states past the cap (reach), ``out_*[row, parity, m - 1]``, for the rows of `blocks`
+    (pairs ``first, end`` of at most LANES rows).
 
     States (parity, m); keep k from parity ``par`` leads to ``term_idx[par, k]``
     (the parity after its points, or the WIN slot ``period * D``; BUST is the
     next). Value iteration (every state from the previous iterate) with the
     keeps chosen at ``L = l0`` and bank when ``bank >= roll``, each row until
-    its A and B changes add up to less than 1e-15, or `iterations`.
+    its A and B changes add up to less than 1e-15 (then it is left as it is),
+    or `iterations`.
     """
     per, d = bank_a.shape[1], bank_a.shape[2]
     n = per * d
-    tab = np.zeros((n + 2, 2))
-    new = np.zeros((n, 2))
-    v = np.zeros(n + 2)
-    chosen = np.zeros(len(start) - 1, dtype=np.int64)
-    roll = np.zeros(2)
-    for r in rows:
-        lr = l0[r]
-        tab[:, :] = 0.0
-        tab[:n + 1, 0] = won  # every state (and WIN) starts won; BUST is worth L
-        tab[n + 1, 1] = 1.0
+    tab = np.zeros((n + 2, 2, LANES))
+    new = np.zeros((n, 2, LANES))
+    v = np.zeros((n + 2, LANES))
+    chosen = np.zeros((len(start) - 1, LANES), dtype=np.int64)
+    best = np.zeros(LANES)
+    pick = np.zeros(LANES, dtype=np.int64)
+    roll = np.zeros((2, LANES))
+    done = np.zeros(LANES, dtype=np.bool_)
+    for first, end in blocks:
+        w = end - first
+        tab[:, :, :] = 0.0
+        tab[:n + 1, 0, :] = won  # every state (and WIN) starts won; BUST is worth L
+        tab[n + 1, 1, :] = 1.0
+        done[:] = False
         for _ in range(iterations):
             for s in range(n + 2):
-                v[s] = tab[s, 0] + tab[s, 1] * lr
+                for lane in range(w):
+                    v[s, lane] = tab[s, 0, lane] + tab[s, 1, lane] * l0[first + lane]
             for par in range(per):
-                choose(v, term_idx[par], start, 0.0, chosen)
+                choose(v, term_idx[par], start, 0.0, w, chosen, best, pick)
                 for m in range(d):
-                    weigh(tab, chosen, ptr, cls, prob, bust, m, roll)
+                    weigh(tab, chosen, ptr, cls, prob, bust, m, w, roll)
                     s = par * d + m
-                    if bank_a[r, par, m] + bank_b[r, par, m] * lr >= roll[0] + roll[1] * lr:
-                        new[s, 0], new[s, 1] = bank_a[r, par, m], bank_b[r, par, m]
-                    else:
-                        new[s, 0], new[s, 1] = roll[0], roll[1]
-            da = db = 0.0
-            for s in range(n):
-                da = max(da, abs(new[s, 0] - tab[s, 0]))
-                db = max(db, abs(new[s, 1] - tab[s, 1]))
-                tab[s, 0], tab[s, 1] = new[s, 0], new[s, 1]
-            if da + db < 1e-15:
+                    for lane in range(w):
+                        r = first + lane
+                        lr = l0[r]
+                        if bank_a[r, par, m] + bank_b[r, par, m] * lr >= roll[0, lane] + roll[1, lane] * lr:
+                            new[s, 0, lane], new[s, 1, lane] = bank_a[r, par, m], bank_b[r, par, m]
+                        else:
+                            new[s, 0, lane], new[s, 1, lane] = roll[0, lane], roll[1, lane]
+            settled = True
+            for lane in range(w):
+                if done[lane]:
+                    continue
+                da = db = 0.0
+                for s in range(n):
+                    da = max(da, abs(new[s, 0, lane] - tab[s, 0, lane]))
+                    db = max(db, abs(new[s, 1, lane] - tab[s, 1, lane]))
+                    tab[s, 0, lane], tab[s, 1, lane] = new[s, 0, lane], new[s, 1, lane]
+                done[lane] = da + db < 1e-15
+                settled = settled and done[lane]
+            if settled:
                 break
-        for par in range(per):
-            for m in range(d):
-                out_a[r, par, m] = tab[par * d + m, 0]
-                out_b[r, par, m] = tab[par * d + m, 1]
+        for lane in range(w):
+            for par in range(per):
+                for m in range(d):
+                    out_a[first + lane, par, m] = tab[par * d + m, 0, lane]
+                    out_b[first + lane, par, m] = tab[par * d + m, 1, lane]
 
 
 @JIT
-def turn_rows(rows: np.ndarray, table: np.ndarray, begin: np.ndarray, scores: np.ndarray, caps: np.ndarray,
+def turn_rows(blocks: np.ndarray, table: np.ndarray, begin: np.ndarray, scores: np.ndarray, caps: np.ndarray,
               bank_a: np.ndarray, bank_b: np.ndarray, l0: np.ndarray, term_a: np.ndarray, term_b: np.ndarray,
               tpad: int, exact: bool, period: int, tie: float, won: float,
               base: np.ndarray, win: np.ndarray, start: np.ndarray, ptr: np.ndarray, cls: np.ndarray,
               prob: np.ndarray, bust: np.ndarray,
               p_units: np.ndarray, p_next: np.ndarray, p_win: np.ndarray, p_start: np.ndarray,
               p_ptr: np.ndarray, p_cls: np.ndarray, p_prob: np.ndarray, p_bust: np.ndarray) -> None:
-    """One backward pass for each of `rows`: the turn start's columns in ``begin[row]`` (J + 1: the stored
-    seats' A, then B), and every state's in ``table[row]`` (size, J + 1) unless `table` has no rows.
+    """One backward pass for the rows of `blocks` (pairs ``first, end`` of at most LANES rows, best of
+    similar caps): the turn start's columns in ``begin[row]`` (J + 1: the stored seats' A, then B), and
+    every state's in ``table[row]`` (size, J + 1) unless `table` has no rows.
 
     Every state starts at its value past the cap: under exact an overshoot
     (B = 1), under reach ``term_*[row, (score + t) % period, m - 1]``; WIN is
@@ -159,7 +179,8 @@ def turn_rows(rows: np.ndarray, table: np.ndarray, begin: np.ndarray, scores: np
     plain keep k leads from layer t to ``base[k] + t * D`` (WIN if ``win[k]``);
     an announcement's keep (the `p_*` arrays, none without prediction) to
     ``2 (t + p_units)``, folded by `period` past the table (reach) or BUST
-    (exact). A row's arithmetic is its own: the same whichever rows share the call.
+    (exact). A row's arithmetic is its own (one lane): the same whichever rows
+    share its block or its call.
     """
     cols = begin.shape[1]
     jb = cols - 1  # B's column
@@ -169,45 +190,58 @@ def turn_rows(rows: np.ndarray, table: np.ndarray, begin: np.ndarray, scores: np
     win_slot, bust_slot = size - 2, size - 1
     last = tpad - 1
     announcements = len(p_ptr) - 1
-    scratch = np.zeros((size, cols))
-    v = np.zeros(size)
+    ab = np.zeros((size, cols, LANES))
+    v = np.zeros((size, LANES))
     slot = np.zeros(len(base), dtype=np.int64)
-    chosen = np.zeros(len(start) - 1, dtype=np.int64)
+    chosen = np.zeros((len(start) - 1, LANES), dtype=np.int64)
     p_slot = np.zeros(len(p_units), dtype=np.int64)
-    p_chosen = np.zeros(len(p_start) - 1, dtype=np.int64)
-    rolls = np.zeros((d, cols))
-    roll_v = np.zeros(d)
-    told = np.zeros(cols)
-    best_told = np.zeros(cols)
-    for r in rows:
-        ab = table[r] if len(table) else scratch
-        lr = l0[r]
+    p_chosen = np.zeros((len(p_start) - 1, LANES), dtype=np.int64)
+    best = np.zeros(LANES)
+    pick = np.zeros(LANES, dtype=np.int64)
+    rolls = np.zeros((d, cols, LANES))
+    roll_v = np.zeros((d, LANES))
+    told = np.zeros((cols, LANES))
+    best_told = np.zeros((cols, LANES))
+    best_v = np.zeros(LANES)
+    lr = np.zeros(LANES)
+    top = np.zeros(LANES, dtype=np.int64)
+    for first, end in blocks:
+        w = end - first
+        high = -1
+        for lane in range(w):
+            r = first + lane
+            lr[lane] = l0[r]
+            top[lane] = caps[r] if exact else caps[r] - 1
+            high = max(high, top[lane])
+        for s in range(size):
+            for j in range(cols):
+                for lane in range(w):
+                    ab[s, j, lane] = 0.0
         for t in range(tpad):
-            par = (scores[r] + t) % period
             for m in range(d):
                 s = t * d + m
-                for j in range(cols):
-                    ab[s, j] = 0.0
-                if exact:
-                    ab[s, jb] = 1.0
-                else:
-                    ab[s, 0], ab[s, jb] = term_a[r, par, m], term_b[r, par, m]
-        for j in range(cols):
-            ab[win_slot, j] = 0.0
-            ab[bust_slot, j] = 0.0
-        ab[win_slot, 0] = won
-        ab[bust_slot, jb] = 1.0
+                for lane in range(w):
+                    if exact:
+                        ab[s, jb, lane] = 1.0
+                    else:
+                        r = first + lane
+                        par = (scores[r] + t) % period
+                        ab[s, 0, lane], ab[s, jb, lane] = term_a[r, par, m], term_b[r, par, m]
+        for lane in range(w):
+            ab[win_slot, 0, lane] = won
+            ab[bust_slot, jb, lane] = 1.0
         for s in range(size):
-            v[s] = ab[s, 0] + ab[s, jb] * lr
-        top = caps[r] if exact else caps[r] - 1
-        for t in range(top, -1, -1):
+            for lane in range(w):
+                v[s, lane] = ab[s, 0, lane] + ab[s, jb, lane] * lr[lane]
+        for t in range(high, -1, -1):
             off = t * d
             for k in range(len(base)):
                 slot[k] = win_slot if win[k] else base[k] + off
-            choose(v, slot, start, tie, chosen)
+            choose(v, slot, start, tie, w, chosen, best, pick)
             for m in range(d):
-                weigh(ab, chosen, ptr, cls, prob, bust, m, rolls[m])
-                roll_v[m] = rolls[m, 0] + rolls[m, jb] * lr
+                weigh(ab, chosen, ptr, cls, prob, bust, m, w, rolls[m])
+                for lane in range(w):
+                    roll_v[m, lane] = rolls[m, 0, lane] + rolls[m, jb, lane] * lr[lane]
             if announcements and d >= 2:
                 for k in range(len(p_units)):
                     target = 2 * (t + p_units[k])
@@ -217,28 +251,43 @@ def turn_rows(rows: np.ndarray, table: np.ndarray, begin: np.ndarray, scores: np
                         p_slot[k] = bust_slot if exact else (last - (target - last) % period) * d + p_next[k] - 1
                     else:
                         p_slot[k] = target * d + p_next[k] - 1
-                choose(v, p_slot, p_start, tie, p_chosen)
-                best_v = -np.inf
+                choose(v, p_slot, p_start, tie, w, p_chosen, best, pick)
+                for lane in range(w):
+                    best_v[lane] = -np.inf
                 for a in range(announcements):  # the first best announcement
-                    weigh(ab, p_chosen, p_ptr, p_cls, p_prob, p_bust, a, told)
-                    told_v = told[0] + told[jb] * lr
-                    if told_v > best_v:
-                        best_v = told_v
-                        best_told[:] = told
-                if best_v > roll_v[1] + tie:
-                    rolls[1, :] = best_told
-                    roll_v[1] = best_v
-            for m in range(d):
-                s = off + m
-                bank_v = bank_a[r, t, m, 0] + bank_b[r, t, m] * lr
-                if bank_v >= roll_v[m] - tie:
-                    for j in range(seats):
-                        ab[s, j] = bank_a[r, t, m, j]
-                    ab[s, jb] = bank_b[r, t, m]
-                    v[s] = bank_v
-                else:
+                    weigh(ab, p_chosen, p_ptr, p_cls, p_prob, p_bust, a, w, told)
+                    for lane in range(w):
+                        told_v = told[0, lane] + told[jb, lane] * lr[lane]
+                        if told_v > best_v[lane]:
+                            best_v[lane] = told_v
+                            for j in range(cols):
+                                best_told[j, lane] = told[j, lane]
+                for lane in range(w):
+                    if best_v[lane] > roll_v[1, lane] + tie:
+                        for j in range(cols):
+                            rolls[1, j, lane] = best_told[j, lane]
+                        roll_v[1, lane] = best_v[lane]
+            for lane in range(w):
+                if t > top[lane]:  # past this row's cap: its states stay terminal
+                    continue
+                r = first + lane
+                for m in range(d):
+                    s = off + m
+                    bank_v = bank_a[r, t, m, 0] + bank_b[r, t, m] * lr[lane]
+                    if bank_v >= roll_v[m, lane] - tie:
+                        for j in range(seats):
+                            ab[s, j, lane] = bank_a[r, t, m, j]
+                        ab[s, jb, lane] = bank_b[r, t, m]
+                        v[s, lane] = bank_v
+                    else:
+                        for j in range(cols):
+                            ab[s, j, lane] = rolls[m, j, lane]
+                        v[s, lane] = roll_v[m, lane]
+        for lane in range(w):
+            r = first + lane
+            for j in range(cols):
+                begin[r, j] = ab[d - 1, j, lane]
+            if len(table):
+                for s in range(size):
                     for j in range(cols):
-                        ab[s, j] = rolls[m, j]
-                    v[s] = roll_v[m]
-        for j in range(cols):
-            begin[r, j] = ab[d - 1, j]
+                        table[r, s, j] = ab[s, j, lane]

@@ -304,7 +304,7 @@ class TurnKernel:
         if bank is None and (bank_a == self.win_value).all():
             return np.full((p, self.period, self.d), self.win_value), np.zeros((p, self.period, self.d))
         out = np.empty((2, p, self.period, self.d))
-        self._terminal_rows(np.arange(p), self._terminal_args(bank_a, bank_b, l0), out, iterations)
+        self._terminal_rows(blocks_of(p), self._terminal_args(bank_a, bank_b, l0), out, iterations)
         return out[0], out[1]
 
     @staticmethod
@@ -312,11 +312,11 @@ class TurnKernel:
         """The terminal pass's bank (A, B) and bust values, as the compiled code takes them."""
         return _plain(bank_a, float), _plain(bank_b, float), _plain(l0, float)
 
-    def _terminal_rows(self, rows: np.ndarray, args: tuple[np.ndarray, np.ndarray, np.ndarray], out: np.ndarray,
+    def _terminal_rows(self, blocks: np.ndarray, args: tuple[np.ndarray, np.ndarray, np.ndarray], out: np.ndarray,
                        iterations: int = 400) -> None:
-        """`terminal`'s values of `rows` into ``out[0]`` (A) and ``out[1]`` (B)."""
+        """`terminal`'s values of the rows of `blocks` (`blocks_of`) into ``out[0]`` (A) and ``out[1]`` (B)."""
         c = self.graph.columns
-        compiled.terminal_rows(rows, *args, float(self.win_value), self.term_idx, c.start, c.ptr, c.cls, c.prob,
+        compiled.terminal_rows(blocks, *args, float(self.win_value), self.term_idx, c.start, c.ptr, c.cls, c.prob,
                                c.bust, iterations, out[0], out[1])
 
     @overload
@@ -338,8 +338,10 @@ class TurnKernel:
         `keep_table`, also returns the full (A, B) tables, shape (P, Tpad, D)
         (A: (P, Tpad, D, J) with seat values). `term_bank` gives the (A, B) of
         banking past the cap per row (see `terminal`). The rows run in the
-        compiled pass (`compiled.turn_rows`), cut between threads when there is
-        enough work (`THREAD_WORK`); each row's arithmetic is the same either way.
+        compiled pass (`compiled.turn_rows`) in blocks of `compiled.LANES`
+        (fastest when sorted by cap, as the drivers give them), the blocks cut
+        between threads when there is enough work (`THREAD_WORK`); each row's
+        arithmetic is the same either way.
         """
         d = self.d
         p = len(scores)
@@ -369,21 +371,29 @@ class TurnKernel:
                 term[1], tpad, self.exact, self.period, TIE if seats else 0.0,  # seat values: see "Ties"
                 float(self.win_value), self._base, g.keep_win, c.start, c.ptr, c.cls, c.prob, c.bust, *self._announce)
 
-        def rows_pass(rows: np.ndarray) -> None:
+        def rows_pass(blocks: np.ndarray) -> None:
             if terminal is not None:
-                self._terminal_rows(rows, terminal, term)
-            compiled.turn_rows(rows, *args)
+                self._terminal_rows(blocks, terminal, term)
+            compiled.turn_rows(blocks, *args)
 
+        blocks = blocks_of(p)
         threads = _threads() if int((caps + 1).sum()) >= THREAD_WORK else 1
-        if threads > 1 and p > 1:  # rows sorted by cap: every thread takes one row in `threads`
-            list(_POOL[0][0].map(rows_pass, [np.arange(i, p, threads) for i in range(threads)]))
+        if threads > 1 and len(blocks) > 1:  # rows sorted by cap: every thread takes one block in `threads`
+            list(_POOL[0][0].map(rows_pass, [blocks[i::threads] for i in range(threads)]))
         elif p:
-            rows_pass(np.arange(p))
+            rows_pass(blocks)
         a_start = begin[:, :j] if seats else begin[:, 0]
         if keep_table:
             cells = table[:, : tpad * d].reshape((p, tpad, d, j + 1))
             return a_start, begin[:, j], cells[..., :j] if seats else cells[..., 0], cells[..., j]
         return a_start, begin[:, j], None, None
+
+
+def blocks_of(p: int) -> np.ndarray:
+    """Rows 0..p-1 cut into blocks of `compiled.LANES` consecutive rows: (blocks, 2), each block's first row and
+    end."""
+    first = np.arange(0, p, compiled.LANES, dtype=np.int64)
+    return np.stack([first, np.minimum(first + compiled.LANES, p)], axis=1)
 
 
 def _plain(x: Any, dtype: Any) -> np.ndarray:
