@@ -29,7 +29,7 @@ from numba import njit
 JIT = njit(cache=True, nogil=True, error_model="numpy", boundscheck=False)
 #: Rows computed together, one per SIMD lane (the innermost axis of every table): a block of rows shares
 #: its slots and loops, and the comparisons of different rows run side by side instead of one long chain.
-LANES = 32
+LANES = 64
 
 
 @JIT
@@ -235,12 +235,16 @@ def turn_rows(blocks: np.ndarray, table: np.ndarray, begin: np.ndarray, scores: 
                 v[s, lane] = ab[s, 0, lane] + ab[s, jb, lane] * lr[lane]
         for t in range(high, -1, -1):
             off = t * d
+            wide = 0  # the lanes up to the last one whose row has layer t (all of a block sorted by cap)
+            for lane in range(w):
+                if top[lane] >= t:
+                    wide = lane + 1
             for k in range(len(base)):
                 slot[k] = win_slot if win[k] else base[k] + off
-            choose(v, slot, start, tie, w, chosen, best, pick)
+            choose(v, slot, start, tie, wide, chosen, best, pick)
             for m in range(d):
-                weigh(ab, chosen, ptr, cls, prob, bust, m, w, rolls[m])
-                for lane in range(w):
+                weigh(ab, chosen, ptr, cls, prob, bust, m, wide, rolls[m])
+                for lane in range(wide):
                     roll_v[m, lane] = rolls[m, 0, lane] + rolls[m, jb, lane] * lr[lane]
             if announcements and d >= 2:
                 for k in range(len(p_units)):
@@ -251,23 +255,23 @@ def turn_rows(blocks: np.ndarray, table: np.ndarray, begin: np.ndarray, scores: 
                         p_slot[k] = bust_slot if exact else (last - (target - last) % period) * d + p_next[k] - 1
                     else:
                         p_slot[k] = target * d + p_next[k] - 1
-                choose(v, p_slot, p_start, tie, w, p_chosen, best, pick)
-                for lane in range(w):
+                choose(v, p_slot, p_start, tie, wide, p_chosen, best, pick)
+                for lane in range(wide):
                     best_v[lane] = -np.inf
                 for a in range(announcements):  # the first best announcement
-                    weigh(ab, p_chosen, p_ptr, p_cls, p_prob, p_bust, a, w, told)
-                    for lane in range(w):
+                    weigh(ab, p_chosen, p_ptr, p_cls, p_prob, p_bust, a, wide, told)
+                    for lane in range(wide):
                         told_v = told[0, lane] + told[jb, lane] * lr[lane]
                         if told_v > best_v[lane]:
                             best_v[lane] = told_v
                             for j in range(cols):
                                 best_told[j, lane] = told[j, lane]
-                for lane in range(w):
+                for lane in range(wide):
                     if best_v[lane] > roll_v[1, lane] + tie:
                         for j in range(cols):
                             rolls[1, j, lane] = best_told[j, lane]
                         roll_v[1, lane] = best_v[lane]
-            for lane in range(w):
+            for lane in range(wide):
                 if t > top[lane]:  # past this row's cap: its states stay terminal
                     continue
                 r = first + lane
