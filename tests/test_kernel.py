@@ -102,7 +102,8 @@ PASSES = [({"base": "standard"}, False), ({"base": "standard", "rule_of_50": Tru
 
 @pytest.mark.parametrize("spec, seats", PASSES)
 def test_threads_and_row_subsets_give_the_same_bits(spec: dict, seats: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A pass on every core, on one thread, or on a subset of its rows gives each row the same bits."""
+    """A pass on every core, on one thread, or on a subset of its rows (copied or picked) gives each row the same
+    bits."""
     kernel, (a, caps, bank, l0) = random_pass(spec, 301, seats)
     monkeypatch.setattr(kernel_module, "THREAD_WORK", 0)
     threaded = kernel.run(a, caps, bank, l0, keep_table=True)
@@ -113,6 +114,8 @@ def test_threads_and_row_subsets_give_the_same_bits(spec: dict, seats: bool, mon
     rows = np.arange(5, 301, 7)
     part = kernel.run(a[rows], caps[rows], type(bank)(bank.a[rows], bank.b[rows]), l0[rows])
     assert np.array_equal(part[0], alone[0][rows]) and np.array_equal(part[1], alone[1][rows])
+    picked = kernel.run(a, caps, bank, l0[rows], rows=rows)  # the rows read where they are
+    assert np.array_equal(picked[0], alone[0][rows]) and np.array_equal(picked[1], alone[1][rows])
 
 
 def test_two_solves_give_the_same_bits() -> None:

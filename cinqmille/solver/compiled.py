@@ -95,11 +95,11 @@ def weigh(ab: np.ndarray, chosen: np.ndarray, ptr: np.ndarray, cls: np.ndarray, 
 
 
 @JIT
-def terminal_rows(blocks: np.ndarray, bank_a: np.ndarray, bank_b: np.ndarray, l0: np.ndarray, won: float,
+def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, bank_b: np.ndarray, l0: np.ndarray, won: float,
                   term_idx: np.ndarray, start: np.ndarray, ptr: np.ndarray, cls: np.ndarray, prob: np.ndarray,
                   bust: np.ndarray, iterations: int, out_a: np.ndarray, out_b: np.ndarray) -> None:
     """(A, B) of the states past the cap (reach), ``out_*[row, parity, m - 1]``, for the rows of `blocks`
-    (pairs ``first, end`` of at most LANES rows).
+    (pairs ``first, end`` of at most LANES rows; row r's bank is that of row ``index[r]``).
 
     States (parity, m); keep k from parity ``par`` leads to ``term_idx[par, k]``
     (the parity after its points, or the WIN slot ``period * D``; BUST is the
@@ -134,8 +134,8 @@ def terminal_rows(blocks: np.ndarray, bank_a: np.ndarray, bank_b: np.ndarray, l0
                     weigh(tab, chosen, ptr, cls, prob, bust, m, w, roll)
                     s = par * d + m
                     for lane in range(w):
-                        r = first + lane
-                        lr = l0[r]
+                        r = index[first + lane]
+                        lr = l0[first + lane]
                         if bank_a[r, par, m] + bank_b[r, par, m] * lr >= roll[0, lane] + roll[1, lane] * lr:
                             new[s, 0, lane], new[s, 1, lane] = bank_a[r, par, m], bank_b[r, par, m]
                         else:
@@ -161,7 +161,7 @@ def terminal_rows(blocks: np.ndarray, bank_a: np.ndarray, bank_b: np.ndarray, l0
 
 
 @JIT
-def turn_rows(blocks: np.ndarray, table: np.ndarray, begin: np.ndarray, scores: np.ndarray, caps: np.ndarray,
+def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: np.ndarray, scores: np.ndarray, caps: np.ndarray,
               bank_a: np.ndarray, bank_b: np.ndarray, l0: np.ndarray, term_a: np.ndarray, term_b: np.ndarray,
               tpad: int, exact: bool, period: int, tie: float, won: float,
               base: np.ndarray, win: np.ndarray, start: np.ndarray, ptr: np.ndarray, cls: np.ndarray,
@@ -170,7 +170,9 @@ def turn_rows(blocks: np.ndarray, table: np.ndarray, begin: np.ndarray, scores: 
               p_ptr: np.ndarray, p_cls: np.ndarray, p_prob: np.ndarray, p_bust: np.ndarray) -> None:
     """One backward pass for the rows of `blocks` (pairs ``first, end`` of at most LANES rows, best of
     similar caps): the turn start's columns in ``begin[row]`` (J + 1: the stored seats' A, then B), and
-    every state's in ``table[row]`` (size, J + 1) unless `table` has no rows.
+    every state's in ``table[row]`` (size, J + 1) unless `table` has no rows. Row r reads `l0` and `term_*`
+    at r, `scores`, `caps` and the bank at ``index[r]`` (a pass over some rows of a level reads their banks
+    where they are).
 
     Every state starts at its value past the cap: under exact an overshoot
     (B = 1), under reach ``term_*[row, (score + t) % period, m - 1]``; WIN is
@@ -211,7 +213,7 @@ def turn_rows(blocks: np.ndarray, table: np.ndarray, begin: np.ndarray, scores: 
         for lane in range(w):
             r = first + lane
             lr[lane] = l0[r]
-            top[lane] = caps[r] if exact else caps[r] - 1
+            top[lane] = caps[index[r]] if exact else caps[index[r]] - 1
             high = max(high, top[lane])
         for s in range(size):
             for j in range(cols):
@@ -225,7 +227,7 @@ def turn_rows(blocks: np.ndarray, table: np.ndarray, begin: np.ndarray, scores: 
                         ab[s, jb, lane] = 1.0
                     else:
                         r = first + lane
-                        par = (scores[r] + t) % period
+                        par = (scores[index[r]] + t) % period
                         ab[s, 0, lane], ab[s, jb, lane] = term_a[r, par, m], term_b[r, par, m]
         for lane in range(w):
             ab[win_slot, 0, lane] = won
@@ -274,7 +276,7 @@ def turn_rows(blocks: np.ndarray, table: np.ndarray, begin: np.ndarray, scores: 
             for lane in range(wide):
                 if t > top[lane]:  # past this row's cap: its states stay terminal
                     continue
-                r = first + lane
+                r = index[first + lane]
                 for m in range(d):
                     s = off + m
                     bank_v = bank_a[r, t, m, 0] + bank_b[r, t, m] * lr[lane]

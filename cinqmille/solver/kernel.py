@@ -304,7 +304,7 @@ class TurnKernel:
         if bank is None and (bank_a == self.win_value).all():
             return np.full((p, self.period, self.d), self.win_value), np.zeros((p, self.period, self.d))
         out = np.empty((2, p, self.period, self.d))
-        self._terminal_rows(blocks_of(p), self._terminal_args(bank_a, bank_b, l0), out, iterations)
+        self._terminal_rows(blocks_of(p), np.arange(p), self._terminal_args(bank_a, bank_b, l0), out, iterations)
         return out[0], out[1]
 
     @staticmethod
@@ -312,27 +312,32 @@ class TurnKernel:
         """The terminal pass's bank (A, B) and bust values, as the compiled code takes them."""
         return _plain(bank_a, float), _plain(bank_b, float), _plain(l0, float)
 
-    def _terminal_rows(self, blocks: np.ndarray, args: tuple[np.ndarray, np.ndarray, np.ndarray], out: np.ndarray,
-                       iterations: int = 400) -> None:
-        """`terminal`'s values of the rows of `blocks` (`blocks_of`) into ``out[0]`` (A) and ``out[1]`` (B)."""
+    def _terminal_rows(self, blocks: np.ndarray, index: np.ndarray, args: tuple[np.ndarray, np.ndarray, np.ndarray],
+                       out: np.ndarray, iterations: int = 400) -> None:
+        """`terminal`'s values of the rows of `blocks` (`blocks_of`; row r's bank at ``index[r]``) into
+        ``out[0]`` (A) and ``out[1]`` (B)."""
         c = self.graph.columns
-        compiled.terminal_rows(blocks, *args, float(self.win_value), self.term_idx, c.start, c.ptr, c.cls, c.prob,
+        compiled.terminal_rows(blocks, _plain(index, np.int64), *args, float(self.win_value), self.term_idx, c.start, c.ptr, c.cls, c.prob,
                                c.bust, iterations, out[0], out[1])
 
     @overload
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable, l0: np.ndarray,
-            keep_table: Literal[False] = False, term_bank: Pair | None = None,
+            keep_table: Literal[False] = False, term_bank: Pair | None = None, rows: np.ndarray | None = None,
             ) -> tuple[np.ndarray, np.ndarray, None, None]: ...
 
     @overload
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable, l0: np.ndarray,
-            keep_table: Literal[True], term_bank: Pair | None = None,
+            keep_table: Literal[True], term_bank: Pair | None = None, rows: np.ndarray | None = None,
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
 
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable, l0: np.ndarray,
-            keep_table: bool = False, term_bank: Pair | None = None,
+            keep_table: bool = False, term_bank: Pair | None = None, rows: np.ndarray | None = None,
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
         """One backward pass for P rows; returns (A, B) of the turn start (0 points, D dice).
+
+        With `rows`, the pass is over those rows of `scores`, `caps`, `bank` and
+        `term_bank` only (read where they are, not copied), `l0` and the results
+        having one entry per row of `rows`.
 
         `bank` covers layers 0..max(caps) (the rows need not be sorted). With
         `keep_table`, also returns the full (A, B) tables, shape (P, Tpad, D)
@@ -344,11 +349,12 @@ class TurnKernel:
         arithmetic is the same either way.
         """
         d = self.d
-        p = len(scores)
+        index = _plain(np.arange(len(scores)) if rows is None else rows, np.int64)  # pass row -> table row
+        p = len(index)
         seats = bank.a.shape[3:]  # () for the mover's value alone, (J,) for a vector of seat values
         j = seats[0] if seats else 1
         caps = _plain(caps, np.int64)
-        tmax = int(caps.max()) if p else 0
+        tmax = int(caps[index].max()) if p else 0
         tpad = self.tpad_for(tmax)
         size = tpad * d + 2  # the states, then the win and bust slots
         begin = np.empty((p, j + 1))  # the turn start's stored seats' A, then B
@@ -360,24 +366,24 @@ class TurnKernel:
         if self.exact:
             term = np.zeros((2, 1, 1, 1))
         else:
-            ta, tb = term_bank if term_bank is not None else self.terminal_bank(p)
+            ta, tb = term_bank if term_bank is not None else self.terminal_bank(len(scores))
             term = np.empty((2, p, self.period, d))
             if term_bank is None and (ta == self.win_value).all():
                 term[0], term[1] = self.win_value, 0.0
             else:
                 terminal = self._terminal_args(ta, tb, l0)
         g, c = self.graph, self.graph.columns
-        args = (table, begin, _plain(scores, np.int64), caps, bank_a, bank_b, l0, term[0],
+        args = (index, table, begin, _plain(scores, np.int64), caps, bank_a, bank_b, l0, term[0],
                 term[1], tpad, self.exact, self.period, TIE if seats else 0.0,  # seat values: see "Ties"
                 float(self.win_value), self._base, g.keep_win, c.start, c.ptr, c.cls, c.prob, c.bust, *self._announce)
 
         def rows_pass(blocks: np.ndarray) -> None:
             if terminal is not None:
-                self._terminal_rows(blocks, terminal, term)
+                self._terminal_rows(blocks, index, terminal, term)
             compiled.turn_rows(blocks, *args)
 
         blocks = blocks_of(p)
-        threads = _threads() if int((caps + 1).sum()) >= THREAD_WORK else 1
+        threads = _threads() if int((caps[index] + 1).sum()) >= THREAD_WORK else 1
         if threads > 1 and len(blocks) > 1:  # rows sorted by cap: every thread takes one block in `threads`
             list(_POOL[0][0].map(rows_pass, [blocks[i::threads] for i in range(threads)]))
         elif p:
