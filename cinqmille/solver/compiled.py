@@ -1,17 +1,18 @@
-"""The turn pass compiled (Numba): every row's backward pass over turn points, one row after another.
+"""The turn pass compiled (Numba): every row's backward pass over turn points, rows side by side in lanes.
 
-`TurnKernel.run` lays a call's tables out rows first (``ab[row, state, col]``:
-per state the stored seats' A, then B; states ``t * D + (m - 1)``, then the
-WIN and BUST slots) and hands them here. A row's tables (a few kB) stay in
-the core's cache for its whole pass; rows are independent, so a call's rows
-may be cut between threads (the functions release the GIL) without changing a
-bit of any row's arithmetic.
+`TurnKernel.run` hands over a call's tables rows first (banks
+``bank_a[row, t, m, j]``); the pass takes the rows in blocks of `LANES`, one
+row per lane, its working tables ``ab[state, column, lane]`` (per state the
+stored seats' A, then B; states ``t * D + (m - 1)``, then the WIN and BUST
+slots) and ``v[state, lane]`` (the mover's value at ``L0``). Rows are
+independent, so a call's blocks may be cut between threads (the functions
+release the GIL) without changing a bit of any row's arithmetic.
 
 For each layer ``t`` from the row's top down, and each dice count ``m``: the
 keep of each roll class chosen by the mover's value ``v = A + B L0``
-(`choose`), the class-weighted sum of the chosen keeps' columns plus the bust
-chance on B (`weigh`), the best announcement before rolling two dice
-(`prediction`), and bank or roll. `terminal_rows` solves the states past the
+(`choose`, every lane of a block side by side), the class-weighted sum of
+the chosen keeps' columns plus the bust chance on B (`weigh`), the best
+announcement before rolling two dice (`prediction`), and bank or roll. `terminal_rows` solves the states past the
 cap (reach) with the same two steps.
 
 Roll classes come as `Columns`-like arrays: ``start`` (C + 1) the first keep
@@ -95,9 +96,9 @@ def weigh(ab: np.ndarray, chosen: np.ndarray, ptr: np.ndarray, cls: np.ndarray, 
 
 
 @JIT
-def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, bank_b: np.ndarray, l0: np.ndarray, won: float,
-                  term_idx: np.ndarray, start: np.ndarray, ptr: np.ndarray, cls: np.ndarray, prob: np.ndarray,
-                  bust: np.ndarray, iterations: int, out_a: np.ndarray, out_b: np.ndarray) -> None:
+def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, bank_b: np.ndarray, l0: np.ndarray,
+                  won: float, term_idx: np.ndarray, start: np.ndarray, ptr: np.ndarray, cls: np.ndarray,
+                  prob: np.ndarray, bust: np.ndarray, iterations: int, out_a: np.ndarray, out_b: np.ndarray) -> None:
     """(A, B) of the states past the cap (reach), ``out_*[row, parity, m - 1]``, for the rows of `blocks`
     (pairs ``first, end`` of at most LANES rows; row r's bank is that of row ``index[r]``).
 
@@ -161,9 +162,9 @@ def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, ban
 
 
 @JIT
-def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: np.ndarray, scores: np.ndarray, caps: np.ndarray,
-              bank_a: np.ndarray, bank_b: np.ndarray, l0: np.ndarray, term_a: np.ndarray, term_b: np.ndarray,
-              tpad: int, exact: bool, period: int, tie: float, won: float,
+def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: np.ndarray, scores: np.ndarray,
+              caps: np.ndarray, bank_a: np.ndarray, bank_b: np.ndarray, l0: np.ndarray, term_a: np.ndarray,
+              term_b: np.ndarray, tpad: int, exact: bool, period: int, tie: float, won: float,
               base: np.ndarray, win: np.ndarray, start: np.ndarray, ptr: np.ndarray, cls: np.ndarray,
               prob: np.ndarray, bust: np.ndarray,
               p_units: np.ndarray, p_next: np.ndarray, p_win: np.ndarray, p_start: np.ndarray,

@@ -230,8 +230,9 @@ class TurnKernel:
         self._base = np.ascontiguousarray(base, dtype=np.int64)
         pr = self.prediction
         none = np.zeros(0, dtype=np.int64)
-        self._announce = ((none, none, np.zeros(0, dtype=bool), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
-                           none, np.zeros(0), np.zeros(0)) if pr is None else
+        one = np.zeros(1, dtype=np.int64)
+        self._announce = ((none, none, np.zeros(0, dtype=bool), one, one, none, np.zeros(0), np.zeros(0))
+                          if pr is None else
                           (pr.keep_units.astype(np.int64), pr.keep_next.astype(np.int64), pr.keep_win.astype(bool),
                            pr.columns.start, pr.columns.ptr, pr.columns.cls, pr.columns.prob, pr.columns.bust))
         parity = np.arange(self.period)[:, None]
@@ -308,17 +309,18 @@ class TurnKernel:
         return out[0], out[1]
 
     @staticmethod
-    def _terminal_args(bank_a: np.ndarray, bank_b: np.ndarray, l0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _terminal_args(bank_a: np.ndarray, bank_b: np.ndarray,
+                       l0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The terminal pass's bank (A, B) and bust values, as the compiled code takes them."""
         return _plain(bank_a, float), _plain(bank_b, float), _plain(l0, float)
 
-    def _terminal_rows(self, blocks: np.ndarray, index: np.ndarray, args: tuple[np.ndarray, np.ndarray, np.ndarray],
-                       out: np.ndarray, iterations: int = 400) -> None:
+    def _terminal_rows(self, blocks: np.ndarray, index: np.ndarray,
+                       args: tuple[np.ndarray, np.ndarray, np.ndarray], out: np.ndarray, iterations: int = 400) -> None:
         """`terminal`'s values of the rows of `blocks` (`blocks_of`; row r's bank at ``index[r]``) into
         ``out[0]`` (A) and ``out[1]`` (B)."""
         c = self.graph.columns
-        compiled.terminal_rows(blocks, _plain(index, np.int64), *args, float(self.win_value), self.term_idx, c.start, c.ptr, c.cls, c.prob,
-                               c.bust, iterations, out[0], out[1])
+        compiled.terminal_rows(blocks, _plain(index, np.int64), *args, float(self.win_value), self.term_idx, c.start,
+                               c.ptr, c.cls, c.prob, c.bust, iterations, out[0], out[1])
 
     @overload
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable, l0: np.ndarray,
