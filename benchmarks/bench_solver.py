@@ -3,9 +3,11 @@ ratio against a plain textbook value iteration.  A script that prints figures (n
 
     python benchmarks/bench_solver.py              # standard x3, ten-thousand x1, textbook ratio
     python benchmarks/bench_solver.py --quick      # standard x1 and the textbook ratio only
-    python benchmarks/bench_solver.py --players 3  # standard for three players, x1 (the issue's 3-minute aim)
+    python benchmarks/bench_solver.py --players 3  # standard for three players, x1 (--repeat N for a median)
+    python benchmarks/bench_solver.py --compile    # the compiled kernel's first-run cost (an empty Numba cache)
 
-Each solve runs in a fresh process (no cache: `compute`), so its peak memory is its own.
+Each solve runs in a fresh process (no table cache: `compute`), so its peak memory is its own; the
+compiled kernel is read from Numba's on-disk cache (compiled on the first run ever: `--compile`).
 Machines are shared and noisy: read the medians and the ratios.
 """
 
@@ -37,11 +39,25 @@ print(json.dumps({"seconds": seconds, "states": result.states, "residual": resul
 """
 
 
-def cold_solve(spec, players: int = 2) -> dict:
+def cold_solve(spec, players: int = 2, env: dict | None = None) -> dict:
     """Solve in a fresh interpreter; return its figures."""
     out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(spec), str(players)], capture_output=True, text=True,
-                         check=True)
+                         check=True, env=env)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def compile_cost() -> None:
+    """A tiny solve with an empty Numba cache (the kernel compiled), then again (read from that cache): the
+    difference is the first run's compile cost."""
+    import os
+    import tempfile
+
+    tiny = {"goal": 500, "opening": 150, "prediction": True, "rule_of_50": True}
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        first = cold_solve(tiny, env=env)["seconds"]
+        again = statistics.median(cold_solve(tiny, env=env)["seconds"] for _ in range(3))
+    print(f"compile: first run {first:.2f} s, cached {again:.2f} s (median of 3): compile cost {first - again:.2f} s")
 
 
 def report(name: str, runs: list[dict]) -> None:
@@ -81,7 +97,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="standard once and the textbook ratio")
     parser.add_argument("--players", type=int, default=2, help="3: time the three-player solve of standard only")
     parser.add_argument("--repeat", type=int, default=1, help="runs of the three-player solve (median)")
+    parser.add_argument("--compile", action="store_true", help="the compiled kernel's first-run cost only")
     args = parser.parse_args()
+    if args.compile:
+        compile_cost()
+        return
     if args.players != 2:
         report(f"standard, {args.players} players", [cold_solve("standard", args.players) for _ in range(args.repeat)])
         return

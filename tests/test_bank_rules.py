@@ -9,16 +9,7 @@ from cinqmille.dice import dice_tables
 from cinqmille.rules import BankRules, Rules, rules_from_dict
 from cinqmille.rules.bank import FAULT, SCORED, UNIT, VOID
 from cinqmille.solver.grid import ScoreGrid
-from cinqmille.solver.kernel import (
-    BLOCK_ROWS,
-    FEW_ROWS,
-    TIE,
-    TurnKernel,
-    backup,
-    build_keep_graph,
-    pick_slots,
-    roll_pair,
-)
+from cinqmille.solver.kernel import backup, build_keep_graph
 
 HOUSE_LIKE = {"base": "standard", "opening": 700, "min_bank": 250, "final_stretch": {"from": 4000, "cap": True}}
 RULESETS = {
@@ -178,35 +169,6 @@ def test_backup_is_the_expected_best_keep_of_a_roll() -> None:
         assert got[n - 1] == pytest.approx(float(np.dot(table.prob, best)), abs=1e-9)
 
 
-@pytest.mark.parametrize("rows", [3, FEW_ROWS + 5])
-def test_affine_backup_equals_the_plain_one_at_its_bust_value(rows: int) -> None:
-    """Rolling with the keeps picked at l0 (`pick_slots`, `roll_pair`) is worth, at l0, the plain backup."""
-    rules = rules_of({"base": "standard"})
-    g = build_keep_graph(rules)
-    rng = np.random.default_rng(5)
-    keeps = len(g.keep_units)
-    a, b = rng.random((keeps, rows)), rng.random((keeps, rows))  # state k: after keep k
-    l0 = rng.random(rows)
-    rolled_ab = roll_pair(g, pick_slots(g, np.arange(keeps), a + b * l0), np.stack([a, b], axis=-1))
-    big_a, big_b = rolled_ab[..., 0], rolled_ab[..., 1]
-    plain = backup(g, (a + b * l0).T, bust=l0)
-    assert np.allclose((big_a + big_b * l0).T, plain, atol=1e-12)
-    assert np.all(big_b >= g.bust_prob[:, None] - 1e-12)  # a bust alone weighs bust_prob on L
-
-
-@pytest.mark.parametrize("rows", [3, FEW_ROWS + 5])
-def test_a_tie_goes_to_the_last_keep_of_its_class(rows: int) -> None:
-    """Keeps within the tie of the best: the last of the class (most points, then dice) is taken."""
-    g = build_keep_graph(rules_of({"base": "standard"}))
-    keeps = len(g.keep_units)
-    slot = (np.arange(keeps) * 7) % (keeps + 1)  # the slots need not follow the keeps' order
-    v = np.ones((keeps + 1, rows))
-    v[slot[g.class_start]] += 1e-13  # the first keep of each class is better, but within TIE
-    last = np.append(g.class_start[1:], keeps) - 1
-    assert (pick_slots(g, slot, v, TIE) == slot[last][:, None]).all()
-    assert (pick_slots(g, slot, v) == slot[g.class_start][:, None]).all()  # no tie: the strictly best
-
-
 def test_each_rule_parameter_is_read() -> None:
     """Changing one parameter changes an answer: none of them is ignored by BankRules."""
     base = rules_of({"base": "standard", "opening": 0})
@@ -219,24 +181,3 @@ def test_each_rule_parameter_is_read() -> None:
              ({"hot_dice": "mandatory"}, lambda r: allowed(r, 1000, 300, r.dice))]
     for change, ask in cases:
         assert ask(rules_of({"base": "standard", "opening": 0, **change})) != ask(base), change
-
-
-@pytest.mark.parametrize("spec", [{"base": "standard"}, {"base": "standard", "rule_of_50": True, "end": "exact"}])
-def test_rows_in_blocks_on_threads_equal_one_pass(spec: dict) -> None:
-    """`run_blocks` (rows cut into blocks, run on a thread pool) gives `run`'s turn starts (to rounding)."""
-    rules = rules_of(spec)
-    grid = ScoreGrid.of(rules)
-    kernel = TurnKernel(rules)
-    rng = np.random.default_rng(9)
-    p = 2 * BLOCK_ROWS + 37
-    a = rng.choice(grid.scores, p)
-    b = rng.choice(grid.scores, p)
-    caps = grid.cap(a)
-    order = np.argsort(-caps, kind="stable")
-    a, b, caps = a[order], b[order], caps[order]
-    w = rng.random((grid.goal, grid.goal))
-    bank = grid.bank_table(a, b, int(caps.max()), w)
-    l0 = rng.random(p)
-    one_a, one_b, _, _ = kernel.run(a, caps, bank, l0)
-    blocks_a, blocks_b = kernel.run_blocks(a, caps, bank, l0)
-    assert np.abs(one_a - blocks_a).max() < 1e-14 and np.abs(one_b - blocks_b).max() < 1e-14

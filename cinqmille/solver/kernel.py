@@ -6,14 +6,14 @@ policy chosen at the current estimate `L0`) ends in a bust. The driver uses the
 pair `(A, B)` of the turn start for an exact Newton step on the bust cycle
 (`level`).
 
-State layout: a table of `Tpad * D + 2` states by rows by `J + 1` columns
-(states first, so that a layer's gathers take whole rows of states; per state
-and row the stored seats' A, ``J = 1`` for two players, then B), state
-`(t, m)` (t turn points in units of 50, m dice in hand, 1..m..D) at index
-`t * D + (m - 1)`, followed by two slots: WIN (value 1) and BUST (value L).
-A layer picks each roll class's keep by the mover's value (`pick_slots`) and
-weighs the chosen keeps (`roll_pair`); `TurnKernel.run_blocks` runs blocks of
-rows on every core.
+State layout: a table of rows by `Tpad * D + 2` states by `J + 1` columns
+(rows first: a row's pass reads and writes its own few kB; per state the
+stored seats' A, ``J = 1`` for two players, then B), state `(t, m)` (t turn
+points in units of 50, m dice in hand, 1..m..D) at index `t * D + (m - 1)`,
+followed by two slots: WIN (value 1) and BUST (value L). The pass itself is
+compiled (`compiled.turn_rows`: each class's keep picked by the mover's value,
+the chosen keeps weighed, bank or roll); `TurnKernel.run` lays out its tables
+and cuts the rows between threads.
 """
 
 from __future__ import annotations
@@ -28,29 +28,34 @@ import numpy as np
 from ..dice import dice_tables
 from ..rules import Rules
 from ..rules.bank import UNIT, BankRules
+from . import compiled
 
 NEG = -np.inf
-#: Rows per block of `TurnKernel.run_blocks`: small enough for a layer's work to stay in cache.
-BLOCK_ROWS = 256
-_POOL: list[ThreadPoolExecutor] = []
+#: Row-layers of a pass (the sum of ``cap + 1`` over its rows) from which its rows are cut between threads.
+THREAD_WORK = 2000
+_POOL: list[tuple[ThreadPoolExecutor, int]] = []  # the pool and its threads
 os.register_at_fork(after_in_child=_POOL.clear)  # a forked child has none of its parent's threads
 Pair = tuple[np.ndarray, np.ndarray]  # (A, B) of values affine in the bust value: A + B L
 
 
-def class_buckets(class_start: np.ndarray, keeps: int) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
-    """The roll classes grouped by size (1, 2, 3-4, 5-8, ...): for each group, its classes and their keeps
-    padded to the group's width by repeating each class's last keep, so that a group's best keep is one
-    reduction over a rectangular block (`pick_slots`)."""
-    ends = np.append(class_start[1:], keeps)
-    sizes = ends - class_start
-    out = []
-    width = 1
-    while width < 2 * sizes.max(initial=1):
-        chosen = np.flatnonzero((sizes <= width) & (sizes > width // 2))
-        if len(chosen):
-            out.append((chosen, np.minimum(class_start[chosen, None] + np.arange(width), ends[chosen, None] - 1)))
-        width *= 2
-    return tuple(out)
+@dataclass(frozen=True, eq=False, slots=True)
+class Columns:
+    """Roll classes as the compiled pass reads them (`compiled`): the first keep of each class, then per
+    column (dice rolled, or announcement) its classes and their chances, in class order, and its bust chance."""
+
+    start: np.ndarray  # (C + 1,) keeps of class c: start[c] .. start[c + 1] - 1
+    ptr: np.ndarray  # (columns + 1,) entries of column n: ptr[n] .. ptr[n + 1] - 1
+    cls: np.ndarray  # (entries,) the class of each entry
+    prob: np.ndarray  # (entries,) its chance in that column
+    bust: np.ndarray  # (columns,)
+
+    @classmethod
+    def of(cls, class_start: np.ndarray, keeps: int, class_prob: np.ndarray, bust_prob: np.ndarray) -> "Columns":
+        col, c = np.nonzero(class_prob.T > 0)  # column-major: each column's classes in class order
+        return cls(np.append(class_start, keeps).astype(np.int64),
+                   np.searchsorted(col, np.arange(class_prob.shape[1] + 1)).astype(np.int64),
+                   c.astype(np.int64), np.ascontiguousarray(class_prob.T[col, c]),
+                   np.ascontiguousarray(bust_prob, dtype=float))
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -71,10 +76,11 @@ class KeepGraph:
     class_prob: np.ndarray  # (C, D) probability of class c when rolling column+1 dice
     bust_prob: np.ndarray  # (D,) probability to bust with n = 1..D dice
     max_units: int  # largest keep in units
-    buckets: tuple[tuple[np.ndarray, np.ndarray], ...] = field(init=False)  # `class_buckets`
+    columns: Columns = field(init=False)  # the classes as the compiled pass reads them
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "buckets", class_buckets(self.class_start, len(self.keep_units)))
+        object.__setattr__(self, "columns", Columns.of(self.class_start, len(self.keep_units), self.class_prob,
+                                                       self.bust_prob))
 
     def targets(self, t: np.ndarray) -> np.ndarray:
         """Turn units after each keep, from turn units `t`: (..., K)."""
@@ -134,10 +140,11 @@ class Prediction:
     class_start: np.ndarray  # (C2,)
     class_prob: np.ndarray  # (C2, V)
     bust_prob: np.ndarray  # (V,)
-    buckets: tuple[tuple[np.ndarray, np.ndarray], ...] = field(init=False)  # `class_buckets`
+    columns: Columns = field(init=False)  # the classes as the compiled pass reads them
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "buckets", class_buckets(self.class_start, len(self.keep_units)))
+        object.__setattr__(self, "columns", Columns.of(self.class_start, len(self.keep_units), self.class_prob,
+                                                       self.bust_prob))
 
     @classmethod
     def of(cls, graph: KeepGraph) -> "Prediction":
@@ -173,7 +180,7 @@ def backup(classes: KeepGraph | Prediction, a: np.ndarray, bust: Any = 0.0) -> n
     ``Roll[..., n] = sum_c class_prob[c, n] max_{k in c} a[..., k] + bust_prob[n] bust``,
     where `a[..., k]` is the value after keep k (gathered by the caller) and `n`
     the dice rolled (or, for a `Prediction`, the announcement). `bust` broadcasts
-    against ``a[..., 0]``. The kernel's affine form is `pick_slots` then `roll_pair`.
+    against ``a[..., 0]``. The kernel's affine form is `compiled.choose` then `compiled.weigh`.
     """
     return (np.maximum.reduceat(a, classes.class_start, axis=-1) @ classes.class_prob
             + classes.bust_prob * np.asarray(bust)[..., None])
@@ -181,59 +188,6 @@ def backup(classes: KeepGraph | Prediction, a: np.ndarray, bust: Any = 0.0) -> n
 
 #: Values this close are a tie for the player to move (docs/solver.md, "Ties").
 TIE = 1e-12
-
-
-#: Below this many rows `pick_slots` reduces every class in one call; above, group by group (faster per row).
-FEW_ROWS = 48
-
-
-def pick_slots(classes: KeepGraph | Prediction, slot: np.ndarray, v: np.ndarray, tie: float = 0.0) -> np.ndarray:
-    """The state that the keep the mover takes in each roll class leads to: shape (C, rows).
-
-    Keep k leads to state ``slot[k]``, worth ``v[slot[k], row]`` to the mover
-    (states first: a state's values for every row are contiguous). The best is
-    taken; among the keeps within `tie` of it, the last of its class (classes
-    list their keeps by points, then dice in hand, ascending): the most points,
-    then the most dice.
-    """
-    if v.shape[1] < FEW_ROWS:  # few rows: fewer, longer calls (one reduction over every class at once)
-        if not tie:  # complex numbers compare by real part, then imaginary: the best, and the last on a tie
-            keyed = np.empty((len(slot), v.shape[1]), dtype=complex)
-            keyed.real = v.take(slot, axis=0)
-            keyed.imag = np.arange(len(slot))[:, None]
-            best_last = np.maximum.reduceat(keyed, classes.class_start, axis=0)
-            return slot.take(best_last.imag.astype(np.int64))
-        values = v[slot]
-        near = values >= np.maximum.reduceat(values, classes.class_start, axis=0)[classes.keep_class] - tie
-        last = np.maximum.reduceat(near * np.arange(len(slot), dtype=np.int32)[:, None], classes.class_start, axis=0)
-        return slot[last]
-    out = np.empty((len(classes.class_start), v.shape[1]), dtype=np.int64)
-    for chosen, padded in classes.buckets:
-        slots = slot[padded]  # (classes, width)
-        if slots.shape[1] == 1:
-            out[chosen] = slots
-            continue
-        values = v[slots]  # (classes, width, rows)
-        best = values.max(axis=1)
-        if tie:
-            best -= tie
-        last = ((values >= best[:, None]).view(np.int8) * np.arange(slots.shape[1], dtype=np.int8)[:, None]).max(axis=1)
-        out[chosen] = slots.reshape(-1).take(last + slots.shape[1] * np.arange(len(slots))[:, None])
-    return out
-
-
-def roll_pair(classes: KeepGraph | Prediction, slots: np.ndarray, ab: np.ndarray) -> np.ndarray:
-    """(A, B) of rolling, shape (n, rows, J + 1): the value ``A + B L`` affine in the bust value, when each roll
-    class's keep leads to the state `slots[c, row]` of `ab` (states, all rows, J + 1): the stored seats' A,
-    then B in the last column. One take and one matrix product for every column; `slots` covers the first
-    rows."""
-    width, cols = ab.shape[1], ab.shape[2]
-    flat = slots * width + np.arange(slots.shape[1])  # one index per (class, row): rows of `cols` values
-    chosen = ab.reshape(-1, cols).take(flat.reshape(-1), axis=0)  # (C * rows, cols)
-    c, r = slots.shape
-    out = (classes.class_prob.T @ chosen.reshape(c, r * cols)).reshape(-1, r, cols)
-    out[..., -1] += classes.bust_prob[:, None]
-    return out
 
 
 def rolled(plain: np.ndarray, predict: np.ndarray | None) -> np.ndarray:
@@ -272,6 +226,15 @@ class TurnKernel:
         self.period = self.bank.period
         g = self.graph
         self.prediction = Prediction.of(g) if rules.prediction and rules.dice >= 2 else None
+        base = g.keep_units * self.d + (g.keep_next - 1)  # the state a plain keep leads to from layer 0
+        self._base = np.ascontiguousarray(base, dtype=np.int64)
+        pr = self.prediction
+        none = np.zeros(0, dtype=np.int64)
+        one = np.zeros(1, dtype=np.int64)
+        self._announce = ((none, none, np.zeros(0, dtype=bool), one, one, none, np.zeros(0), np.zeros(0))
+                          if pr is None else
+                          (pr.keep_units.astype(np.int64), pr.keep_next.astype(np.int64), pr.keep_win.astype(bool),
+                           pr.columns.start, pr.columns.ptr, pr.columns.cls, pr.columns.prob, pr.columns.bust))
         parity = np.arange(self.period)[:, None]
         fault = np.broadcast_to(self.bank.fault(parity), parity.shape)
         ok = self.bank.hand_ok(np.arange(1, self.d + 1))[None, :]
@@ -334,150 +297,121 @@ class TurnKernel:
         Past the cap the value of a bank no longer depends on the turn points
         (by default every allowed bank wins; `bank` may say otherwise, per row);
         what remains are must-roll full hands and (rule of 50) banks that would
-        end in 50. Solved by fixed-point iteration (a contraction: each must-roll
-        hand busts or ends with some chance).
+        end in 50. Solved row by row by fixed-point iteration (a contraction: each
+        must-roll hand busts or ends with some chance; `compiled.terminal_rows`).
         """
         p = len(scores)
-        d, per = self.d, self.period
-        won = self.win_value
         bank_a, bank_b = bank if bank is not None else self.terminal_bank(p)
-        if bank is None and (bank_a == won).all():
-            return np.full((p, per, d), won), np.zeros((p, per, d))
-        tab = np.zeros((per * d + 2, p, 2))  # states first, rows last (`pick_slots`); A, then B
-        tab[self.term_win, :, 0] = won
-        tab[self.term_bust, :, 1] = 1.0
-        tab[: per * d, :, 0] = won
-        new = np.empty((per, d, p, 2))
-        banks = np.stack([bank_a, bank_b], axis=-1).transpose(1, 2, 0, 3)  # (period, D, P, 2), as `new`
-        bank_v = banks[..., 0] + banks[..., 1] * l0
-        for _ in range(iterations):
-            v = tab[..., 0] + tab[..., 1] * l0
-            for par in range(per):
-                r = roll_pair(self.graph, pick_slots(self.graph, self.term_idx[par], v), tab)
-                take_bank = bank_v[par] >= r[..., 0] + r[..., 1] * l0
-                new[par] = np.where(take_bank[..., None], banks[par], r)
-            delta = np.abs(new.reshape(-1, p, 2) - tab[: per * d]).max(axis=(0, 1)).sum()
-            tab[: per * d] = new.reshape(-1, p, 2)
-            if delta < 1e-15:
-                break
-        return new[..., 0].transpose(2, 0, 1).copy(), new[..., 1].transpose(2, 0, 1).copy()
+        if bank is None and (bank_a == self.win_value).all():
+            return np.full((p, self.period, self.d), self.win_value), np.zeros((p, self.period, self.d))
+        out = np.empty((2, p, self.period, self.d))
+        self._terminal_rows(blocks_of(p), np.arange(p), self._terminal_args(bank_a, bank_b, l0), out, iterations)
+        return out[0], out[1]
+
+    @staticmethod
+    def _terminal_args(bank_a: np.ndarray, bank_b: np.ndarray,
+                       l0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The terminal pass's bank (A, B) and bust values, as the compiled code takes them."""
+        return _plain(bank_a, float), _plain(bank_b, float), _plain(l0, float)
+
+    def _terminal_rows(self, blocks: np.ndarray, index: np.ndarray,
+                       args: tuple[np.ndarray, np.ndarray, np.ndarray], out: np.ndarray, iterations: int = 400) -> None:
+        """`terminal`'s values of the rows of `blocks` (`blocks_of`; row r's bank at ``index[r]``) into
+        ``out[0]`` (A) and ``out[1]`` (B)."""
+        c = self.graph.columns
+        compiled.terminal_rows(blocks, _plain(index, np.int64), *args, float(self.win_value), self.term_idx, c.start,
+                               c.ptr, c.cls, c.prob, c.bust, iterations, out[0], out[1])
 
     @overload
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable, l0: np.ndarray,
-            keep_table: Literal[False] = False, term_bank: Pair | None = None,
+            keep_table: Literal[False] = False, term_bank: Pair | None = None, rows: np.ndarray | None = None,
             ) -> tuple[np.ndarray, np.ndarray, None, None]: ...
 
     @overload
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable, l0: np.ndarray,
-            keep_table: Literal[True], term_bank: Pair | None = None,
+            keep_table: Literal[True], term_bank: Pair | None = None, rows: np.ndarray | None = None,
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
 
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable, l0: np.ndarray,
-            keep_table: bool = False, term_bank: Pair | None = None,
+            keep_table: bool = False, term_bank: Pair | None = None, rows: np.ndarray | None = None,
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
-        """One backward pass for P pairs; returns (A, B) of the turn start (0 points, D dice).
+        """One backward pass for P rows; returns (A, B) of the turn start (0 points, D dice).
 
-        Rows must be sorted by `caps` descending. `bank` covers layers 0..max(caps).
-        With `keep_table`, also returns the full (A, B) tables, shape (P, Tpad, D).
-        `term_bank` gives the (A, B) of banking past the cap per row (see `terminal`).
+        With `rows`, the pass is over those rows of `scores`, `caps`, `bank` and
+        `term_bank` only (read where they are, not copied), `l0` and the results
+        having one entry per row of `rows`.
+
+        `bank` covers layers 0..max(caps) (the rows need not be sorted). With
+        `keep_table`, also returns the full (A, B) tables, shape (P, Tpad, D)
+        (A: (P, Tpad, D, J) with seat values). `term_bank` gives the (A, B) of
+        banking past the cap per row (see `terminal`). The rows run in the
+        compiled pass (`compiled.turn_rows`) in blocks of `compiled.LANES`
+        (fastest when sorted by cap, as the drivers give them), the blocks cut
+        between threads when there is enough work (`THREAD_WORK`); each row's
+        arithmetic is the same either way.
         """
         d = self.d
-        p = len(scores)
+        index = _plain(np.arange(len(scores)) if rows is None else rows, np.int64)  # pass row -> table row
+        p = len(index)
         seats = bank.a.shape[3:]  # () for the mover's value alone, (J,) for a vector of seat values
         j = seats[0] if seats else 1
-        tmax = int(caps.max()) if p else 0
+        caps = _plain(caps, np.int64)
+        tmax = int(caps[index].max()) if p else 0
         tpad = self.tpad_for(tmax)
         size = tpad * d + 2  # the states, then the win and bust slots
-        win_slot, bust_slot = size - 2, size - 1
-        # Every state starts at its value past the cap (a win for the mover, or a bust; the other seats'
-        # values are 0 there and at a win); the layers below each row's cap are then computed. States
-        # first, rows last, so that a layer's gathers take whole rows of states (`pick_slots`); per state
-        # and row, the stored seats' A, then B (`roll_pair`).
-        states = tpad * d
-        ab = np.zeros((size, p, j + 1))
+        begin = np.empty((p, j + 1))  # the turn start's stored seats' A, then B
+        table = np.empty((p if keep_table else 0, size, j + 1))  # rows first: every state's columns
+        l0 = _plain(l0, float)
+        bank_a = _plain(bank.a if seats else bank.a[..., None], float)
+        bank_b = _plain(bank.b, float)
+        terminal = None
         if self.exact:
-            ab[:states, :, j] = 1.0
+            term = np.zeros((2, 1, 1, 1))
         else:
-            term_a, term_b = self.terminal(scores, l0, term_bank)  # (P, period, D)
-            by_layer = (tpad, d, p)
-            if self.period == 1:
-                ab[:states, :, 0].reshape(by_layer)[...] = term_a[:, 0].T
-                ab[:states, :, j].reshape(by_layer)[...] = term_b[:, 0].T
+            ta, tb = term_bank if term_bank is not None else self.terminal_bank(len(scores))
+            term = np.empty((2, p, self.period, d))
+            if term_bank is None and (ta == self.win_value).all():
+                term[0], term[1] = self.win_value, 0.0
             else:
-                par = (scores[None, :] + np.arange(tpad)[:, None]) % self.period  # (Tpad, P)
-                rows = np.arange(p)
-                ab[:states, :, 0] = term_a[rows, par].swapaxes(1, 2).reshape(states, p)
-                ab[:states, :, j] = term_b[rows, par].swapaxes(1, 2).reshape(states, p)
-        ab[win_slot, :, 0] = self.win_value
-        ab[bust_slot, :, j] = 1.0
-        # the bank's (A, B) layer by layer, rows last, and its value to the mover at L = l0
-        layers = bank.a.shape[1]
-        bank_ab = np.empty((layers, d, p, j + 1))
-        bank_ab[..., :j] = bank.a.reshape(p, layers, d, j).transpose(1, 2, 0, 3)
-        bank_ab[..., j] = bank.b.transpose(1, 2, 0)
-        bank_v = bank_ab[..., 0] + bank_ab[..., j] * l0
-        g = self.graph
-        base = g.keep_units * d + (g.keep_next - 1)
-        last = tmax if self.exact else tmax - 1
-        tie = TIE if seats else 0.0  # seat values: a tie goes to banking, then to more points and dice
-        v_flat = ab[..., 0] + ab[..., j] * l0  # the mover's value at L = l0
-        # number of active rows at each layer (rows sorted by cap descending)
-        # reach: layer t is real for caps > t; exact: for caps >= t
-        active_at = np.searchsorted(-caps, -np.arange(last + 1), side="right" if self.exact else "left")
-        layer_slots = base + d * np.arange(max(last + 1, 0))[:, None]  # (layer, keep): the state each keep leads to
-        layer_slots[:, g.keep_win] = win_slot
-        for t in range(last, -1, -1):
-            k = int(active_at[t])
-            if k == 0:
-                continue
-            vk, lk = v_flat[:, :k], l0[:k]
-            r = roll_pair(g, pick_slots(g, layer_slots[t], vk, tie), ab)  # (D, k, J + 1)
-            roll_v = r[..., 0] + r[..., j] * lk
-            if self.prediction is not None:
-                pr = self.prediction
-                pidx = fold_slots(pr.targets(t), pr.keep_next, d, tpad - 1, self.period, self.exact, bust_slot)
-                pidx[pr.keep_win] = win_slot
-                pr_ab = roll_pair(pr, pick_slots(pr, pidx, vk, tie), ab)  # (V, k, J + 1)
-                pv = pr_ab[..., 0] + pr_ab[..., j] * lk
-                best = np.argmax(pv, axis=0)
-                cols = np.arange(k)
-                better = pv[best, cols] > roll_v[1] + tie
-                r[1] = np.where(better[:, None], pr_ab[best, cols], r[1])
-                roll_v[1] = np.where(better, pv[best, cols], roll_v[1])
-            bv = bank_v[t, :, :k]
-            take_bank = bv >= (roll_v - tie if tie else roll_v)
-            sl = slice(t * d, (t + 1) * d)
-            ab[sl, :k] = np.where(take_bank[..., None], bank_ab[t, :, :k], r)
-            v_flat[sl, :k] = np.where(take_bank, bv, roll_v)
-        start = d - 1
-        a_start = ab[start, :, :j] if seats else ab[start, :, 0]
+                terminal = self._terminal_args(ta, tb, l0)
+        g, c = self.graph, self.graph.columns
+        args = (index, table, begin, _plain(scores, np.int64), caps, bank_a, bank_b, l0, term[0],
+                term[1], tpad, self.exact, self.period, TIE if seats else 0.0,  # seat values: see "Ties"
+                float(self.win_value), self._base, g.keep_win, c.start, c.ptr, c.cls, c.prob, c.bust, *self._announce)
+
+        def rows_pass(blocks: np.ndarray) -> None:
+            if terminal is not None:
+                self._terminal_rows(blocks, index, terminal, term)
+            compiled.turn_rows(blocks, *args)
+
+        blocks = blocks_of(p)
+        threads = _threads() if int((caps[index] + 1).sum()) >= THREAD_WORK else 1
+        if threads > 1 and len(blocks) > 1:  # rows sorted by cap: every thread takes one block in `threads`
+            list(_POOL[0][0].map(rows_pass, [blocks[i::threads] for i in range(threads)]))
+        elif p:
+            rows_pass(blocks)
+        a_start = begin[:, :j] if seats else begin[:, 0]
         if keep_table:
-            table = ab[:states].swapaxes(0, 1).reshape((p, tpad, d, j + 1))
-            return (a_start, ab[start, :, j], table[..., :j] if seats else table[..., 0], table[..., j])
-        return a_start, ab[start, :, j], None, None
+            cells = table[:, : tpad * d].reshape((p, tpad, d, j + 1))
+            return a_start, begin[:, j], cells[..., :j] if seats else cells[..., 0], cells[..., j]
+        return a_start, begin[:, j], None, None
 
-    def run_blocks(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable, l0: np.ndarray,
-                   term_bank: Pair | None = None) -> Pair:
-        """`run`'s (A, B) of the turn start, the rows cut into blocks of `BLOCK_ROWS` run on every core.
 
-        Rows are independent within a pass; the blocks follow the cap order, so
-        a block of low caps runs few layers, and a block's layer stays in cache.
-        NumPy releases the GIL inside its larger calls, so the blocks run in
-        threads (about 10 % faster on two cores than one after another).
-        """
-        p = len(scores)
-        if p <= BLOCK_ROWS:
-            a, b, _, _ = self.run(scores, caps, bank, l0, term_bank=term_bank)
-            return a, b
-        if not _POOL:
-            cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-            _POOL.append(ThreadPoolExecutor(max(1, cores or 1)))
-        cuts = [slice(i, min(i + BLOCK_ROWS, p)) for i in range(0, p, BLOCK_ROWS)]
+def blocks_of(p: int) -> np.ndarray:
+    """Rows 0..p-1 cut into blocks of `compiled.LANES` consecutive rows: (blocks, 2), each block's first row and
+    end."""
+    first = np.arange(0, p, compiled.LANES, dtype=np.int64)
+    return np.stack([first, np.minimum(first + compiled.LANES, p)], axis=1)
 
-        def block(rows: slice) -> tuple[np.ndarray, np.ndarray, None, None]:
-            term = None if term_bank is None else (term_bank[0][rows], term_bank[1][rows])
-            return self.run(scores[rows], caps[rows], BankTable(bank.a[rows], bank.b[rows]), l0[rows],
-                            term_bank=term)
 
-        parts = list(_POOL[0].map(block, cuts))
-        return np.concatenate([x[0] for x in parts]), np.concatenate([x[1] for x in parts])
+def _plain(x: Any, dtype: Any) -> np.ndarray:
+    """`x` as the compiled pass takes it: C-contiguous and writable (one compiled version for every caller)."""
+    return np.require(x, dtype, ["C", "W"])
+
+
+def _threads() -> int:
+    """Threads for one pass: one per core (`THREAD_WORK`), the pool made on first use (and anew in a fork)."""
+    if not _POOL:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        _POOL.append((ThreadPoolExecutor(max(1, cores or 1)), max(1, cores or 1)))
+    return _POOL[0][1]

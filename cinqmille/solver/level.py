@@ -177,9 +177,8 @@ def solve_level(kernel: TurnKernel, level: LevelTurns, tol: float) -> LevelSolut
 
     for it in range(NEWTON_STEPS + SETTLE_STEPS):
         bust = bust_of(value, active)
-        sub = BankTable(bank.a[active], bank.b[active])
-        term = None if level.term_bank is None else (level.term_bank[0][active], level.term_bank[1][active])
-        big_a, big_b[active] = kernel.run_blocks(a[active], caps[active], sub, bust[:, 0].copy(), term_bank=term)
+        big_a, big_b[active], _, _ = kernel.run(a, caps, bank, bust[:, 0].copy(), term_bank=level.term_bank,
+                                                rows=active)
         passes += 1
         full_a[active] = every_seat(big_a.reshape(len(active), k)) - big_b[active, None] * np.eye(1, n, k)
         here[active] = full_a[active, :k] + big_b[active, None] * bust

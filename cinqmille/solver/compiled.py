@@ -1,0 +1,300 @@
+"""The turn pass compiled (Numba): every row's backward pass over turn points, rows side by side in lanes.
+
+`TurnKernel.run` hands over a call's tables rows first (banks
+``bank_a[row, t, m, j]``); the pass takes the rows in blocks of `LANES`, one
+row per lane, its working tables ``ab[state, column, lane]`` (per state the
+stored seats' A, then B; states ``t * D + (m - 1)``, then the WIN and BUST
+slots) and ``v[state, lane]`` (the mover's value at ``L0``). Rows are
+independent, so a call's blocks may be cut between threads (the functions
+release the GIL) without changing a bit of any row's arithmetic.
+
+For each layer ``t`` from the row's top down, and each dice count ``m``: the
+keep of each roll class chosen by the mover's value ``v = A + B L0``
+(`choose`, every lane of a block side by side), the class-weighted sum of
+the chosen keeps' columns plus the bust chance on B (`weigh`), the best
+announcement before rolling two dice (`prediction`), and bank or roll. `terminal_rows` solves the states past the
+cap (reach) with the same two steps.
+
+Roll classes come as `Columns`-like arrays: ``start`` (C + 1) the first keep
+of each class, and per column (dice rolled, or announcement) ``ptr`` into
+``cls``/``prob``: the classes of that column and their chances, in class
+order; ``bust`` the column's bust chance.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: Compiled once and cached on disk (`cache`), run without the GIL (`nogil`) so that threads share a pass.
+JIT = njit(cache=True, nogil=True, error_model="numpy", boundscheck=False)
+#: Rows computed together, one per SIMD lane (the innermost axis of every table): a block of rows shares
+#: its slots and loops, and the comparisons of different rows run side by side instead of one long chain.
+LANES = 64
+
+
+@JIT
+def choose(v: np.ndarray, slot: np.ndarray, start: np.ndarray, tie: float, w: int, chosen: np.ndarray,
+           best: np.ndarray, pick: np.ndarray) -> None:
+    """The state ``chosen[c, lane]`` that the keep taken in class c leads to, for lanes ``0..w-1`` (keep k
+    leads to ``slot[k]``, worth ``v[slot[k], lane]``): the best; on a tie (within `tie`, exactly equal when
+    0) the last keep of its class (classes list their keeps by points, then dice in hand: the most points,
+    then the most dice). `best` and `pick` are scratch (LANES)."""
+    for c in range(len(start) - 1):
+        k0, k1 = start[c], start[c + 1]
+        s0 = slot[k0]
+        row = v[s0]
+        for lane in range(w):
+            best[lane] = row[lane]
+            pick[lane] = s0
+        if tie == 0.0:
+            for k in range(k0 + 1, k1):
+                s = slot[k]
+                row = v[s]
+                for lane in range(w):
+                    x = row[lane]
+                    b = best[lane]
+                    ge = x >= b
+                    best[lane] = x if ge else b
+                    pick[lane] = s if ge else pick[lane]
+        else:
+            for k in range(k0 + 1, k1):
+                row = v[slot[k]]
+                for lane in range(w):
+                    best[lane] = max(best[lane], row[lane])
+            for lane in range(w):
+                best[lane] -= tie
+            for k in range(k0 + 1, k1):
+                s = slot[k]
+                row = v[s]
+                for lane in range(w):
+                    pick[lane] = s if row[lane] >= best[lane] else pick[lane]
+        out = chosen[c]
+        for lane in range(w):
+            out[lane] = pick[lane]
+
+
+@JIT
+def weigh(ab: np.ndarray, chosen: np.ndarray, ptr: np.ndarray, cls: np.ndarray, prob: np.ndarray,
+          bust: np.ndarray, col: int, w: int, out: np.ndarray) -> None:
+    """``out[:, lane] = sum_c P(c | col) ab[chosen[c, lane], :, lane]`` in class order, plus the bust chance
+    of `col` on B (the last column), for lanes ``0..w-1``."""
+    cols = ab.shape[1]
+    for j in range(cols):
+        for lane in range(w):
+            out[j, lane] = 0.0
+    for e in range(ptr[col], ptr[col + 1]):
+        pick = chosen[cls[e]]
+        p = prob[e]
+        for j in range(cols):
+            acc = out[j]
+            for lane in range(w):
+                acc[lane] += p * ab[pick[lane], j, lane]
+    last = out[cols - 1]
+    for lane in range(w):
+        last[lane] += bust[col]
+
+
+@JIT
+def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, bank_b: np.ndarray, l0: np.ndarray,
+                  won: float, term_idx: np.ndarray, start: np.ndarray, ptr: np.ndarray, cls: np.ndarray,
+                  prob: np.ndarray, bust: np.ndarray, iterations: int, out_a: np.ndarray, out_b: np.ndarray) -> None:
+    """(A, B) of the states past the cap (reach), ``out_*[row, parity, m - 1]``, for the rows of `blocks`
+    (pairs ``first, end`` of at most LANES rows; row r's bank is that of row ``index[r]``).
+
+    States (parity, m); keep k from parity ``par`` leads to ``term_idx[par, k]``
+    (the parity after its points, or the WIN slot ``period * D``; BUST is the
+    next). Value iteration (every state from the previous iterate) with the
+    keeps chosen at ``L = l0`` and bank when ``bank >= roll``, each row until
+    its A and B changes add up to less than 1e-15 (then it is left as it is),
+    or `iterations`.
+    """
+    per, d = bank_a.shape[1], bank_a.shape[2]
+    n = per * d
+    tab = np.zeros((n + 2, 2, LANES))
+    new = np.zeros((n, 2, LANES))
+    v = np.zeros((n + 2, LANES))
+    chosen = np.zeros((len(start) - 1, LANES), dtype=np.int64)
+    best = np.zeros(LANES)
+    pick = np.zeros(LANES, dtype=np.int64)
+    roll = np.zeros((2, LANES))
+    done = np.zeros(LANES, dtype=np.bool_)
+    for first, end in blocks:
+        w = end - first
+        tab[:, :, :] = 0.0
+        tab[:n + 1, 0, :] = won  # every state (and WIN) starts won; BUST is worth L
+        tab[n + 1, 1, :] = 1.0
+        done[:] = False
+        for _ in range(iterations):
+            for s in range(n + 2):
+                for lane in range(w):
+                    v[s, lane] = tab[s, 0, lane] + tab[s, 1, lane] * l0[first + lane]
+            for par in range(per):
+                choose(v, term_idx[par], start, 0.0, w, chosen, best, pick)
+                for m in range(d):
+                    weigh(tab, chosen, ptr, cls, prob, bust, m, w, roll)
+                    s = par * d + m
+                    for lane in range(w):
+                        r = index[first + lane]
+                        lr = l0[first + lane]
+                        if bank_a[r, par, m] + bank_b[r, par, m] * lr >= roll[0, lane] + roll[1, lane] * lr:
+                            new[s, 0, lane], new[s, 1, lane] = bank_a[r, par, m], bank_b[r, par, m]
+                        else:
+                            new[s, 0, lane], new[s, 1, lane] = roll[0, lane], roll[1, lane]
+            settled = True
+            for lane in range(w):
+                if done[lane]:
+                    continue
+                da = db = 0.0
+                for s in range(n):
+                    da = max(da, abs(new[s, 0, lane] - tab[s, 0, lane]))
+                    db = max(db, abs(new[s, 1, lane] - tab[s, 1, lane]))
+                    tab[s, 0, lane], tab[s, 1, lane] = new[s, 0, lane], new[s, 1, lane]
+                done[lane] = da + db < 1e-15
+                settled = settled and done[lane]
+            if settled:
+                break
+        for lane in range(w):
+            for par in range(per):
+                for m in range(d):
+                    out_a[first + lane, par, m] = tab[par * d + m, 0, lane]
+                    out_b[first + lane, par, m] = tab[par * d + m, 1, lane]
+
+
+@JIT
+def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: np.ndarray, scores: np.ndarray,
+              caps: np.ndarray, bank_a: np.ndarray, bank_b: np.ndarray, l0: np.ndarray, term_a: np.ndarray,
+              term_b: np.ndarray, tpad: int, exact: bool, period: int, tie: float, won: float,
+              base: np.ndarray, win: np.ndarray, start: np.ndarray, ptr: np.ndarray, cls: np.ndarray,
+              prob: np.ndarray, bust: np.ndarray,
+              p_units: np.ndarray, p_next: np.ndarray, p_win: np.ndarray, p_start: np.ndarray,
+              p_ptr: np.ndarray, p_cls: np.ndarray, p_prob: np.ndarray, p_bust: np.ndarray) -> None:
+    """One backward pass for the rows of `blocks` (pairs ``first, end`` of at most LANES rows, best of
+    similar caps): the turn start's columns in ``begin[row]`` (J + 1: the stored seats' A, then B), and
+    every state's in ``table[row]`` (size, J + 1) unless `table` has no rows. Row r reads `l0` and `term_*`
+    at r, `scores`, `caps` and the bank at ``index[r]`` (a pass over some rows of a level reads their banks
+    where they are).
+
+    Every state starts at its value past the cap: under exact an overshoot
+    (B = 1), under reach ``term_*[row, (score + t) % period, m - 1]``; WIN is
+    worth `won` to the mover, BUST is B = 1. Then the layers below the row's
+    cap (``t < cap``, or ``t <= cap`` under exact), from the top down. The
+    plain keep k leads from layer t to ``base[k] + t * D`` (WIN if ``win[k]``);
+    an announcement's keep (the `p_*` arrays, none without prediction) to
+    ``2 (t + p_units)``, folded by `period` past the table (reach) or BUST
+    (exact). A row's arithmetic is its own (one lane): the same whichever rows
+    share its block or its call.
+    """
+    cols = begin.shape[1]
+    jb = cols - 1  # B's column
+    d = bank_a.shape[2]
+    seats = bank_a.shape[3]
+    size = tpad * d + 2
+    win_slot, bust_slot = size - 2, size - 1
+    last = tpad - 1
+    announcements = len(p_ptr) - 1
+    ab = np.zeros((size, cols, LANES))
+    v = np.zeros((size, LANES))
+    slot = np.zeros(len(base), dtype=np.int64)
+    chosen = np.zeros((len(start) - 1, LANES), dtype=np.int64)
+    p_slot = np.zeros(len(p_units), dtype=np.int64)
+    p_chosen = np.zeros((len(p_start) - 1, LANES), dtype=np.int64)
+    best = np.zeros(LANES)
+    pick = np.zeros(LANES, dtype=np.int64)
+    rolls = np.zeros((d, cols, LANES))
+    roll_v = np.zeros((d, LANES))
+    told = np.zeros((cols, LANES))
+    best_told = np.zeros((cols, LANES))
+    best_v = np.zeros(LANES)
+    lr = np.zeros(LANES)
+    top = np.zeros(LANES, dtype=np.int64)
+    for first, end in blocks:
+        w = end - first
+        high = -1
+        for lane in range(w):
+            r = first + lane
+            lr[lane] = l0[r]
+            top[lane] = caps[index[r]] if exact else caps[index[r]] - 1
+            high = max(high, top[lane])
+        for s in range(size):
+            for j in range(cols):
+                for lane in range(w):
+                    ab[s, j, lane] = 0.0
+        for t in range(tpad):
+            for m in range(d):
+                s = t * d + m
+                for lane in range(w):
+                    if exact:
+                        ab[s, jb, lane] = 1.0
+                    else:
+                        r = first + lane
+                        par = (scores[index[r]] + t) % period
+                        ab[s, 0, lane], ab[s, jb, lane] = term_a[r, par, m], term_b[r, par, m]
+        for lane in range(w):
+            ab[win_slot, 0, lane] = won
+            ab[bust_slot, jb, lane] = 1.0
+        for s in range(size):
+            for lane in range(w):
+                v[s, lane] = ab[s, 0, lane] + ab[s, jb, lane] * lr[lane]
+        for t in range(high, -1, -1):
+            off = t * d
+            wide = 0  # the lanes up to the last one whose row has layer t (all of a block sorted by cap)
+            for lane in range(w):
+                if top[lane] >= t:
+                    wide = lane + 1
+            for k in range(len(base)):
+                slot[k] = win_slot if win[k] else base[k] + off
+            choose(v, slot, start, tie, wide, chosen, best, pick)
+            for m in range(d):
+                weigh(ab, chosen, ptr, cls, prob, bust, m, wide, rolls[m])
+                for lane in range(wide):
+                    roll_v[m, lane] = rolls[m, 0, lane] + rolls[m, jb, lane] * lr[lane]
+            if announcements and d >= 2:
+                for k in range(len(p_units)):
+                    target = 2 * (t + p_units[k])
+                    if p_win[k]:
+                        p_slot[k] = win_slot
+                    elif target > last:
+                        p_slot[k] = bust_slot if exact else (last - (target - last) % period) * d + p_next[k] - 1
+                    else:
+                        p_slot[k] = target * d + p_next[k] - 1
+                choose(v, p_slot, p_start, tie, wide, p_chosen, best, pick)
+                for lane in range(wide):
+                    best_v[lane] = -np.inf
+                for a in range(announcements):  # the first best announcement
+                    weigh(ab, p_chosen, p_ptr, p_cls, p_prob, p_bust, a, wide, told)
+                    for lane in range(wide):
+                        told_v = told[0, lane] + told[jb, lane] * lr[lane]
+                        if told_v > best_v[lane]:
+                            best_v[lane] = told_v
+                            for j in range(cols):
+                                best_told[j, lane] = told[j, lane]
+                for lane in range(wide):
+                    if best_v[lane] > roll_v[1, lane] + tie:
+                        for j in range(cols):
+                            rolls[1, j, lane] = best_told[j, lane]
+                        roll_v[1, lane] = best_v[lane]
+            for lane in range(wide):
+                if t > top[lane]:  # past this row's cap: its states stay terminal
+                    continue
+                r = index[first + lane]
+                for m in range(d):
+                    s = off + m
+                    bank_v = bank_a[r, t, m, 0] + bank_b[r, t, m] * lr[lane]
+                    if bank_v >= roll_v[m, lane] - tie:
+                        for j in range(seats):
+                            ab[s, j, lane] = bank_a[r, t, m, j]
+                        ab[s, jb, lane] = bank_b[r, t, m]
+                        v[s, lane] = bank_v
+                    else:
+                        for j in range(cols):
+                            ab[s, j, lane] = rolls[m, j, lane]
+                        v[s, lane] = roll_v[m, lane]
+        for lane in range(w):
+            r = first + lane
+            for j in range(cols):
+                begin[r, j] = ab[d - 1, j, lane]
+            if len(table):
+                for s in range(size):
+                    for j in range(cols):
+                        table[r, s, j] = ab[s, j, lane]
