@@ -37,9 +37,10 @@ solved by `level.solve_level`, the one level solver of every table size: for a
 fixed policy a turn is affine in its bust vector, ``V(s) = A(s) + B(s) L(s)``
 (`TurnKernel.run` with seat values), and a Newton step solves the cycle
 exactly; cycles on which the players' choices chase each other (no
-stationary policy, RULES.md section 8, ``CHASE`` in `level`) are averaged, and
-the solve says so (``exact = False``, the cycles named in the assumptions with
-their Bellman residual). Two players are the case ``n = 2`` of the same
+stationary pure policy, RULES.md section 8, ``CHASE`` in `level`) are settled
+by the mixed choice that leaves each chasing player indifferent (`settle`;
+averaged where that fails), and the solve says so (``exact = False``, the
+cycles, the bank probabilities and the residual in the assumptions: `chase_note`). Two players are the case ``n = 2`` of the same
 equations (``P V = 1 - W``), whose driver (`two_player`) adds the last round,
 take-over offers and the scoreless-turn counters.
 
