@@ -173,9 +173,9 @@ def _root(fun: Callable[[np.ndarray], np.ndarray], u: int) -> list[np.ndarray]:
             return [np.array([0.0])]
         if hi == 0.0:
             return [np.array([1.0])]
-        if np.sign(lo) == np.sign(hi):
+        if not (np.isfinite(lo) and np.isfinite(hi)) or np.sign(lo) == np.sign(hi):
             return []
-        return [np.array([brentq(lambda x: float(fun(np.array([x]))[0]), 0.0, 1.0, xtol=1e-15, rtol=4e-16,
+        return [np.array([brentq(lambda x: float(fun(np.array([x]))[0]), 0.0, 1.0, xtol=1e-15, rtol=1e-15,
                                  maxiter=200)])]
     found = []
     starts = [np.full(u, 0.5)] + [np.random.default_rng(seed).uniform(0.05, 0.95, u) for seed in range(4)]
