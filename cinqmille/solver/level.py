@@ -31,14 +31,18 @@ step is taken. For two players a turn's value is convex in its bust value, so
 the residual after a Newton step is at most the change of ``L``: a component
 whose ``L`` moved by less than ``tol`` is accepted without another pass.
 
-Cycles without a stationary policy (``CHASE``): with three players "each
-mover maximises his own chance" can have no stationary solution on a bust
-cycle (RULES.md section 8): two players' bank-or-roll choices chase each other
-like matching pennies, and the Newton steps never settle. A cycle still above
-``tol`` after `NEWTON_STEPS` is settled by averaging the value iteration's
-iterates with step ``1/k`` (fictitious play: it tends to the mixed choice that
-leaves the chasing players indifferent) for `SETTLE_STEPS` more passes; its
-rows are returned as unsettled so that the solve can say so.
+Cycles without a stationary policy (``CHASE``): with three players or more
+"each mover maximises his own chance" can have no stationary pure solution on
+a bust cycle (RULES.md section 8 and the note after section 9): two players'
+bank-or-roll choices chase each other like matching pennies, and the Newton
+steps never settle. A cycle still above ``tol`` after `NEWTON_STEPS` is handed
+to `settle.settle_cycle`: the mixed choice that leaves each chasing player
+indifferent (a bank probability at each pivot state), solved to 1e-12, its
+mixed-policy Bellman residual the level's. A cycle it cannot settle (no
+interior solution, or not the simple model: see `settle`) is averaged as
+before, the value iteration's iterates with step ``1/k`` for `SETTLE_STEPS`
+more passes. Every chasing row is returned in ``unsettled``, and how each cycle
+was settled in ``settled``, so that the solve can say so.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ import numpy as np
 
 from .kernel import BankTable, Pair, TurnKernel
 from .seats import every_seat, pass_dice, rotate
+from .settle import Settled, settle_cycle
 
 #: Newton steps before a cycle that does not settle is averaged (`CHASE`).
 NEWTON_STEPS = 30
@@ -76,7 +81,8 @@ class LevelSolution:
     values: np.ndarray  # (P, k) stored seats, the mover first
     residual: float
     passes: int
-    unsettled: np.ndarray  # rows of cycles without a stationary policy (`CHASE`)
+    unsettled: np.ndarray  # rows of cycles without a stationary policy (`CHASE`), mixed or averaged
+    settled: tuple[Settled, ...] = ()  # how each of those cycles was settled (`settle`)
 
 
 def components(succ: np.ndarray, n: int) -> np.ndarray:
@@ -175,7 +181,19 @@ def solve_level(kernel: TurnKernel, level: LevelTurns, tol: float) -> LevelSolut
         s = succ[rows]
         return np.where((s >= 0)[:, None], pass_dice(values[np.maximum(s, 0)]), outside[rows])
 
+    chasing, settled = active[:0], []
     for it in range(NEWTON_STEPS + SETTLE_STEPS):
+        if it == NEWTON_STEPS and k > 1:  # the choices chase each other: the mixed choice, see `CHASE`
+            chasing = active
+            for c in np.unique(component[active]):
+                record, mixed = settle_cycle(kernel, level, active[component[active] == c], value)
+                settled.append(record)
+                if mixed is not None:
+                    value[record.rows] = mixed
+                    residual = max(residual, record.residual)
+            active = active[~np.isin(active, [r for s in settled if s.rule == "mixed" for r in s.rows])]
+            if not len(active):
+                return LevelSolution(value, residual, passes, chasing, tuple(settled))
         bust = bust_of(value, active)
         big_a, big_b[active], _, _ = kernel.run(a, caps, bank, bust[:, 0].copy(), term_bank=level.term_bank,
                                                 rows=active)
@@ -213,5 +231,6 @@ def solve_level(kernel: TurnKernel, level: LevelTurns, tol: float) -> LevelSolut
         previous[active] = res_c
         active = active[~finished]
         if not len(active):
-            return LevelSolution(value, residual, passes, active)
-    return LevelSolution(value, max(residual, float(previous[active].max())), passes, active)
+            return LevelSolution(value, residual, passes, chasing, tuple(settled))
+    return LevelSolution(value, max(residual, float(previous[active].max())), passes, chasing if k > 1 else active,
+                         tuple(settled))

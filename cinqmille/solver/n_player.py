@@ -37,9 +37,10 @@ solved by `level.solve_level`, the one level solver of every table size: for a
 fixed policy a turn is affine in its bust vector, ``V(s) = A(s) + B(s) L(s)``
 (`TurnKernel.run` with seat values), and a Newton step solves the cycle
 exactly; cycles on which the players' choices chase each other (no
-stationary policy, RULES.md section 8, ``CHASE`` in `level`) are averaged, and
-the solve says so (``exact = False``, the cycles named in the assumptions with
-their Bellman residual). Two players are the case ``n = 2`` of the same
+stationary pure policy, RULES.md section 8, ``CHASE`` in `level`) are settled
+by the mixed choice that leaves each chasing player indifferent (`settle`;
+averaged where that fails), and the solve says so (``exact = False``, the
+cycles, the bank probabilities and the residual in the assumptions: `chase_note`). Two players are the case ``n = 2`` of the same
 equations (``P V = 1 - W``), whose driver (`two_player`) adds the last round,
 take-over offers and the scoreless-turn counters.
 
@@ -58,6 +59,7 @@ from ..rules import Rules
 from .grid import ScoreGrid
 from .kernel import TurnKernel
 from .level import LevelTurns, solve_level
+from .settle import Settled
 from .seats import every_seat, pass_dice
 from .turns import counted
 from .two_player import LevelStats, Progress
@@ -129,10 +131,21 @@ def _guess(grid: ScoreGrid, rows: np.ndarray, w: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(guess), 1.0 / n, guess)
 
 
+@dataclass(frozen=True, slots=True)
+class Chasing:
+    """The cycles without a stationary policy (`CHASE`) of a solve: their score rows, and how each was settled."""
+
+    rows: np.ndarray  # (R, n) score rows (units, playing order from the mover) of every chasing cycle
+    cycles: tuple[tuple[np.ndarray, Settled], ...] = ()  # per cycle: its score rows (units) and its settlement
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
 def solve_players(rules: Rules, players: int = 3, tol: float = 1e-12, progress: Progress | None = None,
-                  kernel: TurnKernel | None = None) -> tuple[np.ndarray, LevelStats, np.ndarray]:
+                  kernel: TurnKernel | None = None) -> tuple[np.ndarray, LevelStats, Chasing]:
     """Turn-start seat values ``W[a, b, c, j]`` (units of 50; j < players - 1; NaN for impossible scores),
-    the solve's figures, and the score rows (units) of the cycles without a stationary policy (`CHASE`)."""
+    the solve's figures, and the cycles without a stationary policy (`CHASE`, `Chasing`)."""
     if not 2 <= players <= MAX_PLAYERS:
         raise ValueError(f"players must be 2 to {MAX_PLAYERS}, got {players}")
     grid = ScoreGrid.of(rules)
@@ -143,6 +156,7 @@ def solve_players(rules: Rules, players: int = 3, tol: float = 1e-12, progress: 
     passes = states = 0
     worst = 0.0
     chasing: list[np.ndarray] = []
+    cycles: list[tuple[np.ndarray, Settled]] = []
     for i, (_, level) in enumerate(todo):
         a, others = level.rows[:, 0], level.rows[:, 1:]
         turns = LevelTurns(a, level.caps, grid.seat_bank_table(a, others, int(level.caps.max()), w), level.succ,
@@ -151,6 +165,7 @@ def solve_players(rules: Rules, players: int = 3, tol: float = 1e-12, progress: 
         w[tuple(level.rows.T)] = solved.values
         if len(solved.unsettled):
             chasing.append(level.rows[solved.unsettled])
+            cycles.extend((level.rows[record.rows], record) for record in solved.settled)
         passes += solved.passes
         res = solved.residual
         states += int((level.caps + 1).sum()) * rules.dice
@@ -158,19 +173,63 @@ def solve_players(rules: Rules, players: int = 3, tol: float = 1e-12, progress: 
         if progress is not None:
             progress((i + 1) / len(todo))
     stats = LevelStats(levels=len(todo), passes=passes, states=states, residual=worst)
-    return w, stats, (np.concatenate(chasing) if chasing else np.zeros((0, players), dtype=np.int64))
+    rows = np.concatenate(chasing) if chasing else np.zeros((0, players), dtype=np.int64)
+    return w, stats, Chasing(rows, tuple(cycles))
 
 
-def chase_note(chasing: np.ndarray, residual: float) -> tuple[str, ...]:
-    """The assumption that states the cycles without a stationary policy (`CHASE`), or nothing."""
+def _name(rows: np.ndarray) -> str:
+    """A cycle's name: its scores in playing order from the rotation that reads smallest (points)."""
+    first = min(tuple(np.roll(r, -j).tolist()) for r in rows for j in range(len(r)))
+    return "/".join(str(x * 50) for x in first)
+
+
+def chase_note(chasing: "Chasing | np.ndarray", residual: float) -> tuple[str, ...]:
+    """The assumption that states the cycles without a stationary policy (`CHASE`) and how they were settled
+    (`settle`), or nothing."""
     if not len(chasing):
         return ()
-    cycles = {tuple(np.roll(r, -int(np.argmin(r))).tolist()) for r in chasing}  # in playing order
-    names = ", ".join("/".join(str(x * 50) for x in c) for c in sorted(cycles)[:5])
-    more = f" and {len(cycles) - 5} more" if len(cycles) > 5 else ""
-    return (f"{chasing.shape[1]} players: on {len(cycles)} bust cycle{'s' if len(cycles) > 1 else ''} of scores ({names}{more}) "
-            f"the players' bank-or-roll choices chase each other and no stationary policy exists; there the "
-            f"values are averaged over the iterations (step 1/k, a mixed choice), Bellman residual {residual:.1e}",)
+    found = chasing if isinstance(chasing, Chasing) else Chasing(np.asarray(chasing))
+    rows = found.rows
+    names = sorted({_name(r[None]) for r in rows})
+    more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+    n = rows.shape[1]
+    head = (f"{n} players: on {len(names)} bust cycle{'s' if len(names) > 1 else ''} of scores "
+            f"({', '.join(names[:5])}{more}) the players' bank-or-roll choices chase each other and no stationary "
+            f"pure policy exists")
+    mixed = [(r, s) for r, s in found.cycles if s.rule == "mixed"]
+    averaged = [(r, s) for r, s in found.cycles if s.rule != "mixed"]
+    if not found.cycles:  # no record of how (an older caller): the averaging
+        averaged = [(rows, Settled(rows[:0], "averaged", rows[:0], np.zeros(0), (), float("nan"), float("nan"), 0))]
+    parts = [head]
+    if mixed:
+        where = []
+        for score_rows, s in mixed[:5]:
+            local = {int(i): j for j, i in enumerate(s.rows)}
+            for i, q, pivots in zip(s.mixing, s.q, s.pivots):
+                scores = "/".join(str(x * 50) for x in score_rows[local[int(i)]])
+                at = " or ".join(f"{t * 50} points with {m} {'die' if m == 1 else 'dice'}" for t, m in pivots) or "the turn start (its policies "\
+                    "differ in more than a bank)"
+                where.append(f"the mover at {scores} banks with probability {q:.6f} at {at}")
+        extra = f"; and {len(mixed) - 5} more cycles" if len(mixed) > 5 else ""
+        several = [s.solutions for _, s in mixed if s.solutions > 1]
+        choice = (f"; {len(several)} cycle{'s' if len(several) > 1 else ''} had several such settlements (up to "
+                  f"{max(several)}): the one with the fewest mixing players, then the smallest bank probabilities, is "
+                  f"taken") if several else ""
+        gap = max(s.pure_gap for _, s in mixed)
+        res = max(s.residual for _, s in mixed)
+        parts.append(f"{len(mixed)} cycle{'s are' if len(mixed) > 1 else ' is'} settled by the mixed choice that "
+                     f"leaves each chasing player indifferent: {'; '.join(where)}{extra}{choice}; mixed-policy Bellman "
+                     f"residual {res:.1e} for every seat. The policy tables play the pure decision with the tie rule "
+                     f"(bank) there: the mover's chance is the same, the other seats' differ from the settled values "
+                     f"by at most {gap:.1e}")
+    if averaged:
+        names_avg = sorted({_name(r) for r, _ in averaged})
+        why = sorted({s.why for _, s in averaged if s.why})
+        parts.append(f"{'cycle ' + ', '.join(names_avg[:5]) + (' and more' if len(names_avg) > 5 else '') if mixed else 'they'}"
+                     f" could not be settled by a mixed choice{' (' + '; '.join(why) + ')' if why else ''}: "
+                     f"there the values are averaged over the iterations (step 1/k, a mixed choice), Bellman residual "
+                     f"{residual:.1e}")
+    return ("; ".join(parts),)
 
 
 def leading(others: tuple[int, ...], keep: int) -> tuple[int, ...]:

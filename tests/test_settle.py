@@ -1,0 +1,156 @@
+"""Cycles that chase (RULES.md, the note after section 9), settled by the mixed choice that leaves each chasing
+player indifferent: indifference at every pivot, the mixed policy's residual, independence from the iterations and
+the guess, the same bits twice; rulesets without chasing cycles never reach the settlement."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from cinqmille.rules import rules_from_dict
+from cinqmille.solver import level as level_mod
+from cinqmille.solver import settle as settle_mod
+from cinqmille.solver.grid import ScoreGrid
+from cinqmille.solver.kernel import BankTable, TurnKernel
+from cinqmille.solver.level import LevelTurns, solve_level
+from cinqmille.solver.n_player import chase_note, levels, solve_players
+from cinqmille.solver.seats import pass_dice
+from test_brute_force_n import rules_of
+
+#: Four players at goal 1000, opening 300: one chasing cycle (0/0/0/350), two of its movers mix (8 s to solve).
+CHASE_RULES = {"goal": 1000, "opening": 300}
+PLAYERS = 4
+
+
+@pytest.fixture(scope="module")
+def solved() -> dict[str, Any]:
+    rules = rules_from_dict(CHASE_RULES)
+    w, stats, chasing = solve_players(rules, PLAYERS)
+    grid = ScoreGrid.of(rules)
+    total = int(chasing.rows[0].sum())
+    lv = next(lv for s, lv in levels(grid, PLAYERS) if s == total)
+    a, others = lv.rows[:, 0], lv.rows[:, 1:]
+    turns = LevelTurns(a, lv.caps, grid.seat_bank_table(a, others, int(lv.caps.max()), w), lv.succ,
+                       np.zeros((len(a), PLAYERS - 1)), w[tuple(lv.rows.T)].copy())
+    return {"rules": rules, "w": w, "stats": stats, "chasing": chasing, "level": lv, "turns": turns,
+            "kernel": TurnKernel(rules)}
+
+
+def settled_rows(solved: dict[str, Any]) -> list[tuple[np.ndarray, settle_mod.Settled]]:
+    cycles = [(r, s) for r, s in solved["chasing"].cycles if s.rule == "mixed"]
+    assert cycles and all(len(s.mixing) for _, s in cycles)
+    return cycles
+
+
+def turn_tables(solved: dict[str, Any], i: int, l0: float) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel's full (A, B) tables of level row `i` at the mover's bust value `l0`."""
+    t: LevelTurns = solved["turns"]
+    rows = np.array([i])
+    _, _, ta, tb = solved["kernel"].run(t.a[rows], t.caps[rows], BankTable(t.bank.a[rows], t.bank.b[rows]),
+                                        np.array([l0]), keep_table=True)
+    return ta[0], tb[0]
+
+
+def bust_vector(solved: dict[str, Any], i: int) -> np.ndarray:
+    lv = solved["level"]
+    return pass_dice(solved["w"][tuple(lv.rows[lv.succ[i]])])
+
+
+def test_the_chasing_cycle_is_settled_by_a_mixed_choice(solved: dict[str, Any]) -> None:
+    """The cycle is found, settled by the mixed rule with interior bank probabilities, and stated so."""
+    cycles = settled_rows(solved)
+    for _, s in cycles:
+        assert ((s.q > 0) & (s.q < 1)).all() and all(len(p) == 1 for p in s.pivots)
+    assert solved["stats"].residual <= 1e-12
+    note = chase_note(solved["chasing"], solved["stats"].residual)[0]
+    assert "chase each other" in note and "0/0/0/350" in note and "indifferent" in note and "averaged" not in note
+    assert "banks with probability" in note
+
+
+def test_each_chasing_player_is_indifferent_at_his_pivot(solved: dict[str, Any]) -> None:
+    """At the settled values the mover's bank and roll values at each pivot agree to 1e-12 (the roll value from
+    the kernel's table at his bust value, `TurnKernel.rolling`)."""
+    kernel, turns = solved["kernel"], solved["turns"]
+    for _, s in settled_rows(solved):
+        for i, pivots in zip(s.mixing, s.pivots):
+            l_vec = bust_vector(solved, int(i))
+            ta, tb = turn_tables(solved, int(i), float(l_vec[0]))
+            value = ta[..., 0] + tb * l_vec[0]
+            roll = kernel.rolling(value, l_vec[0])
+            for t, m in pivots:
+                bank = turns.bank.a[i, t, m - 1, 0] + turns.bank.b[i, t, m - 1] * l_vec[0]
+                assert abs(bank - roll[t, m - 1]) <= 1e-12
+
+
+def test_the_mixed_policy_residual_of_every_seat_is_below_1e_12(solved: dict[str, Any]) -> None:
+    """Every row of the cycle: the pure rows' kernel pass, the mixing rows' mixture (with q) of the two pure
+    policies just below and above the kink, give back every seat's settled value to 1e-12."""
+    lv, w = solved["level"], solved["w"]
+    start = solved["rules"].dice - 1
+    worst = 0.0
+    for _, s in settled_rows(solved):
+        q_of = dict(zip(s.mixing.tolist(), s.q))
+        for i in s.rows.tolist():
+            l_vec = bust_vector(solved, i)
+            if i in q_of:
+                below, above = turn_tables(solved, i, l_vec[0] - 1e-8), turn_tables(solved, i, l_vec[0] + 1e-8)
+                a = q_of[i] * below[0][0, start] + (1 - q_of[i]) * above[0][0, start]
+                b = q_of[i] * below[1][0, start] + (1 - q_of[i]) * above[1][0, start]
+                assert not np.array_equal(below[0][0, start], above[0][0, start])  # two policies do mix there
+            else:
+                ta, tb = turn_tables(solved, i, l_vec[0])
+                a, b = ta[0, start], tb[0, start]
+            worst = max(worst, float(np.abs(a + b * l_vec - w[tuple(lv.rows[i])]).max()))
+    assert worst <= 1e-12
+
+
+def test_the_settlement_does_not_depend_on_the_guess_or_the_iterations(solved: dict[str, Any],
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chasing level solved again from another guess, and with more Newton steps before the hand-over, gives
+    the same values to 1e-12; the same solve twice gives the same bits."""
+    turns: LevelTurns = solved["turns"]
+    lv, w = solved["level"], solved["w"]
+    want = w[tuple(lv.rows.T)]
+    rng = np.random.default_rng(7)
+    share = rng.dirichlet(np.ones(PLAYERS), len(lv.rows))[:, : PLAYERS - 1]
+    other = LevelTurns(turns.a, turns.caps, turns.bank, turns.succ, turns.outside, share)
+    first = solve_level(solved["kernel"], other, 1e-12)
+    assert first.settled and all(s.rule == "mixed" for s in first.settled)
+    assert np.abs(first.values - want).max() <= 1e-12
+    again = solve_level(solved["kernel"], other, 1e-12)
+    assert again.values.tobytes() == first.values.tobytes()
+    monkeypatch.setattr(level_mod, "NEWTON_STEPS", level_mod.NEWTON_STEPS + 13)
+    longer = solve_level(solved["kernel"], other, 1e-12)
+    assert np.abs(longer.values - want).max() <= 1e-12
+
+
+def test_a_cycle_the_model_cannot_settle_is_averaged_and_said_so(solved: dict[str, Any],
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no Newton steps to see the chase's range, no kink is found: the cycle falls back to the averaging,
+    with a residual above 1e-12, and the note says it was averaged and why."""
+    monkeypatch.setattr(settle_mod, "WINDOW_STEPS", 0)
+    turns: LevelTurns = solved["turns"]
+    lv = solved["level"]
+    fallback = solve_level(solved["kernel"], turns, 1e-12)
+    assert [s.rule for s in fallback.settled] == ["averaged"] and fallback.residual > 1e-12
+    from cinqmille.solver.n_player import Chasing
+
+    rows = lv.rows[fallback.unsettled]
+    note = chase_note(Chasing(rows, tuple((lv.rows[s.rows], s) for s in fallback.settled)), fallback.residual)[0]
+    assert "averaged" in note and "no row's choice flips" in note
+
+
+@pytest.mark.parametrize(("name", "players"), [("exact-350-open-200", 3), ("dummy-250", 3),
+                                               ("exact-400-open-250-mandatory", 3), ("exact-350-open-200", 4)])
+def test_rulesets_without_chasing_cycles_never_reach_the_settlement(name: str, players: int,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The brute-force rulesets settle by Newton steps alone: the settlement is never called, so their values are
+    those of the solver before it (bit for bit)."""
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("settle_cycle called")
+
+    monkeypatch.setattr(level_mod, "settle_cycle", refuse)
+    _, stats, chasing = solve_players(rules_of(name), players)
+    assert not len(chasing) and stats.residual < 1e-12
