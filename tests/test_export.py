@@ -340,3 +340,13 @@ def test_three_player_options_are_checked(tiny_rules_file: Path, tmp_path: Path)
     for args in (["--opp2", "0"], ["--players", "4"]):
         code, out, err = run("--rules", str(tiny_rules_file), "-o", str(tmp_path / "p.csv"), *args)
         assert code == 2 and "Error" in (out + err)
+
+
+@pytest.mark.parametrize(("extra", "words"), [((), "(1 score pair)"), (("--players", "3", "--opp2", "0"), "(1 score triple)"),
+                                              (("--players", "3", "--opp2", "0:150"), "(2 score triples)")])
+def test_one_score_pair_is_singular(extra: tuple[str, ...], words: str, tiny_rules_file: Path, tmp_path: Path) -> None:
+    """The summary line counts what it exported in words that agree with the number: 1 score pair, 2 score triples."""
+    code, out, err = run("--rules", str(tiny_rules_file), "-o", str(tmp_path / "one.csv"), "--me", "200", "--opp", "150",
+                         *extra)
+    assert code == 0, err
+    assert words in out
