@@ -194,7 +194,9 @@ class Table:
         if isinstance(event, ev.TurnEnd):
             return self.sheet(event.scores)
         if isinstance(event, ev.GameEnd):
-            return f"\n{names[event.winner]} won, {max(event.scores)} to " \
+            if event.reason == "instant_win":  # the sheet is left as it was: the winner need not lead it
+                return f"\n{names[event.winner]} won by an instant win. {self.sheet(event.scores)}"
+            return f"\n{names[event.winner]} won, {event.scores[event.winner]} to " \
                    f"{max(s for i, s in enumerate(event.scores) if i != event.winner)}."
         return None
 
@@ -256,7 +258,7 @@ class HumanPolicy:
         if isinstance(advice, Advice) and advice.best is not None and advice.best.action == "bank":
             default = "bank"
         while True:
-            answer = self._ask(f"Turn {view.turn_points}, {view.dice_in_hand} dice in hand: "
+            answer = self._ask(f"Turn {view.turn_points}, {dice_words(view.dice_in_hand)} in hand: "
                                f"[b]ank or [r]oll? (Enter = {default}; ?; q) ")
             if answer == "?":
                 self._show_advice(view)

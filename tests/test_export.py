@@ -480,3 +480,13 @@ def test_zero_turns_row_equals_the_advise_command(tmp_path: Path) -> None:
     assert out.exit_code == 0, out.output
     answer = json.loads(out.stdout)
     assert float(cols["win"][i]) == pytest.approx(answer["win"], rel=1e-9)
+
+
+@pytest.mark.parametrize(("extra", "words"), [((), "(1 score pair)"), (("--players", "3", "--opp2", "0"), "(1 score triple)"),
+                                              (("--players", "3", "--opp2", "0:150"), "(2 score triples)")])
+def test_one_score_pair_is_singular(extra: tuple[str, ...], words: str, tiny_rules_file: Path, tmp_path: Path) -> None:
+    """The summary line counts what it exported in words that agree with the number: 1 score pair, 2 score triples."""
+    code, out, err = run("--rules", str(tiny_rules_file), "-o", str(tmp_path / "one.csv"), "--me", "200", "--opp", "150",
+                         *extra)
+    assert code == 0, err
+    assert words in out

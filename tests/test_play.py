@@ -288,3 +288,31 @@ def test_three_and_four_bots_read_the_three_player_table() -> None:
         assert winner in range(seats)
         text = "\n".join(console.lines)
         assert note in text and "thinks:" in text and "no advice here" not in text
+
+
+def test_an_instant_win_ends_with_the_sheet_as_it_stands() -> None:
+    """Scripted dice: the first player banks 300, the bot then rolls five 1s and wins at once; the last line says
+    it won by an instant win and gives the sheet (300 and 0), not a score it never had."""
+    from cinqmille.engine import ScriptedDice
+
+    rules = rules_from_dict({"name": "tiny", "goal": 500, "opening": 150})
+    result = solve(rules, "win")
+    console = Scripted(["333", "b"])
+    winner = play_text(rules, ["human", "bot"], console, dice=ScriptedDice(["33346", "11111"]),
+                       result_provider=lambda: result)
+    text = "\n".join(console.said)
+    assert winner == 1
+    assert "Bot: 1-1-1-1-1 wins the game at once!" in text
+    assert "Bot won by an instant win. Score sheet: You 300 | Bot 0" in text
+    assert " won, " not in text
+
+
+def test_one_die_in_hand_is_one_die() -> None:
+    """The bank-or-roll prompt with a single die in hand says '1 die', not '1 dice'."""
+    from cinqmille.engine import ScriptedDice
+
+    rules = rules_from_dict({"name": "tiny", "goal": 500, "opening": 150})
+    result = solve(rules, "win")
+    console = Scripted(["1111", "b"])
+    play_text(rules, ["human", "bot"], console, dice=ScriptedDice(["11113"]), result_provider=lambda: result)
+    assert any(prompt.startswith("Turn 1100, 1 die in hand:") for prompt in console.asked), console.asked

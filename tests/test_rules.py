@@ -53,7 +53,9 @@ def test_user_file_overrides_a_preset(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "fragment"),
     [
-        ("openning = 500", "key 'openning': unknown key"),
+        ("openning = 500", "key 'openning': unknown key (did you mean 'opening'?)"),
+        ("colour = 'red'", "key 'colour': unknown key"),
+        ("[zero_turns]\ncuont = 3", "key 'zero_turns.cuont': unknown key (did you mean 'count'?)"),
         ("opening = '500'", "key 'opening': expected a whole number"),
         ("opening = 525", "multiple of 50"),
         ("opening = 5000", "must be below the goal"),
@@ -84,3 +86,16 @@ def test_unknown_preset_lists_the_known_ones() -> None:
     """An unknown name says which presets exist."""
     with pytest.raises(RulesError, match="unknown preset.*standard"):
         load_rules("standrad")
+
+
+def test_a_misspelled_key_is_one_line_with_a_suggestion_and_exit_2(tmp_path: Path) -> None:
+    """`rules show` on a file with `openning` says, in one line and with exit status 2, that `opening` was meant."""
+    from click.testing import CliRunner
+
+    from cinqmille.cli import main
+
+    path = tmp_path / "typo.toml"
+    path.write_text("openning = 500\n")
+    out = CliRunner().invoke(main, ["rules", "show", str(path)])
+    assert out.exit_code == 2
+    assert out.stderr.strip().count("\n") == 0 and "did you mean 'opening'?" in out.stderr and "Traceback" not in out.output

@@ -12,6 +12,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -299,3 +300,24 @@ def test_advice_reads_the_scoreless_counters(client) -> None:
     assert bad.status_code == 400 and "at most 2" in bad.json()["error"]
     bad = client.post("/api/advice", json={**body, "scoreless": "x"})
     assert bad.status_code == 400
+
+
+@pytest.mark.parametrize(("rules", "topic", "words"), [
+    ("standard", "goal", "First to 5000 wins; five 1s in one roll win at once."),
+    ("standard", "penalties", "No penalties: a bust loses the turn's points only."),
+    ("sheet", "goal", "Exactly 5000 to win"),
+    ("sheet", "penalties", "a scoreless turn is a cross"),
+    ("house", "opening", "Opening: the first bank must be at least 700; after that every bank is at least 250."),
+    ({"toml": 'name = "z"\n[zero_turns]\ncount = 3\nto = -500\n'}, "penalties",
+     "Penalties: 3 scoreless turns in a row: 500 points lost."),
+])
+def test_rules_answer_their_key_rules_in_words_and_the_whole_ruleset(client: TestClient, rules: Any, topic: str,
+                                                                      words: str) -> None:
+    """POST /api/rules gives the goal, opening and penalties in words (web/card.py) and the TOML of `rules show`."""
+    from cinqmille.rules import to_toml
+    from cinqmille.web.bodies import rules_of
+
+    data = client.post("/api/rules", json={"rules": rules}).json()
+    assert [k["topic"] for k in data["key_rules"]] == ["goal", "opening", "penalties"]
+    assert words in next(k["text"] for k in data["key_rules"] if k["topic"] == topic)
+    assert data["toml"] == to_toml(rules_of({"rules": rules}))

@@ -41,6 +41,9 @@ CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync")
 FIGURES = Path(__file__).resolve().parent.parent / "docs" / "figures"
+AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
+#: The phone of the issue: 390 CSS pixels wide.
+PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True}
 
 if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
     pytest.skip("no headless browser: apt-get install chromium chromium-driver", allow_module_level=True)
@@ -60,7 +63,8 @@ def server(cache_dir: Path) -> Iterator[str]:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
-        srv = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
+        app = create_app(share_url=f"http://127.0.0.1:{port}/")  # as `serve --lan` makes it, on loopback
+        srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
         thread = threading.Thread(target=srv.run, daemon=True)
         thread.start()
         for _ in range(200):
@@ -121,6 +125,8 @@ def new_game(driver: webdriver.Chrome, rules: str, names: list[str]) -> None:
     wait(driver, lambda d: d.find_element(By.ID, "setup").is_displayed())
     wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#rules option")) > 0)
     Select(driver.find_element(By.ID, "rules")).select_by_value(rules)
+    for _ in range(len(names) - len(driver.find_elements(By.CSS_SELECTOR, "#names input"))):
+        driver.find_element(By.ID, "add-player").click()
     for i, name in enumerate(names):
         field = driver.find_element(By.ID, f"name-{i + 1}")
         field.clear()
@@ -138,6 +144,47 @@ def enter_bank(driver: webdriver.Chrome, points: int, *, dice: int | None = None
     field = driver.find_element(By.ID, "points")
     field.clear()
     field.send_keys(str(points) + Keys.ENTER)
+
+
+def as_phone(driver: webdriver.Chrome, on: bool = True) -> None:
+    """Emulate the 390-pixel phone (or go back to the window's own size)."""
+    if on:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
+    else:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def in_view(driver: webdriver.Chrome, element_id: str) -> bool:
+    """Whether the top of the element is inside the viewport."""
+    return bool(driver.execute_script(
+        "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+        "return r.top >= 0 && r.top < window.innerHeight - 40;", element_id))
+
+
+def axe_violations(driver: webdriver.Chrome) -> list[str]:
+    """The serious and critical violations axe-core finds on the page as it stands (tests/vendor/axe.min.js)."""
+    if not driver.execute_script("return typeof window.axe !== 'undefined'"):
+        driver.execute_script(AXE.read_text(encoding="utf-8"))
+    found = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {resultTypes: ['violations']}).then((r) => done(r.violations.map((v) => "
+        "({id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 3)}))))"
+        ".catch((e) => done([{id: 'axe failed: ' + e, impact: 'critical', nodes: []}]));")
+    return [f"{v['id']} ({v['impact']}): {v['nodes']}" for v in found if v["impact"] in ("serious", "critical")]
+
+
+def wait_answer(driver: webdriver.Chrome, timeout: float = 240) -> list[str]:
+    """Wait for the advice (through a solve's progress); the progress notes seen on the way."""
+    seen: list[str] = []
+
+    def answered(d: webdriver.Chrome) -> bool:
+        if d.find_element(By.ID, "progress").is_displayed():
+            seen.append(text(d, "advice-note"))
+        return bool(d.find_elements(By.CSS_SELECTOR, "#options tr.best")) or text(d, "advice-note").startswith(
+            ("no ", "give", "roll", "the "))
+
+    wait(driver, answered, timeout=timeout)
+    return seen
 
 
 def settle(driver: webdriver.Chrome, turns: int) -> None:
@@ -168,12 +215,15 @@ def shoot(driver: webdriver.Chrome, name: str, width: int, mobile: bool) -> None
 
 def test_a_whole_standard_game_with_advice(server: str, browser: webdriver.Chrome, downloads: Path,
                                            cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two players under `standard`: refusals, undo, a reload, advice (progress, then the answer of advise --json)."""
+    """Two players under `standard`: refusals, undo, a reload, advice (progress, then the answer of advise --json)
+    brought into view on a 390-pixel phone, the next question of the turn started from the advised keep, and a
+    bank-or-roll question whose rows say what they bank and roll."""
     monkeypatch.setenv("CINQMILLE_CACHE", str(cache_dir))
     d = browser
     d.get(server + "/")
     d.execute_script("localStorage.clear()")
     d.refresh()
+    wait(d, lambda d: "5 dice, first to 5000" in text(d, "rules-info"))  # the preset's description, in words
     new_game(d, "standard", ["Ann", "Bob"])
     assert text(d, "status").startswith("Ann to play")
     enter_bank(d, 800)
@@ -201,16 +251,14 @@ def test_a_whole_standard_game_with_advice(server: str, browser: webdriver.Chrom
     for face in (3, 3):
         d.find_element(By.ID, f"face-{face}").click()
     assert d.find_element(By.ID, "roll").get_attribute("value") == "1533"
+    as_phone(d)
+    d.execute_script("window.scrollTo(0, 0)")
+    assert not in_view(d, "advice-out")  # on the phone the answer's place is below the fold
     d.find_element(By.ID, "advise").click()
-    seen: list[str] = []
-
-    def answered(d: webdriver.Chrome) -> bool:
-        if d.find_element(By.ID, "progress").is_displayed():
-            seen.append(text(d, "advice-note"))
-        return bool(d.find_elements(By.CSS_SELECTOR, "#options tr.best")) or text(d, "advice-note").startswith(
-            ("no ", "give", "roll", "the "))
-
-    wait(d, answered, timeout=240)  # solved on first use: progress, then the answer
+    seen = wait_answer(d)  # solved on first use: progress, then the answer
+    assert in_view(d, "advice-out"), d.execute_script(
+        "return [document.getElementById('advice-out').getBoundingClientRect().top, window.innerHeight, window.scrollY]")
+    as_phone(d, False)
     assert text(d, "advice-note") == ""
     assert any(note.startswith("Solving 'standard'") for note in seen), seen
     best = d.find_element(By.CSS_SELECTOR, "#options tr.best")
@@ -218,11 +266,32 @@ def test_a_whole_standard_game_with_advice(server: str, browser: webdriver.Chrom
     assert best.get_attribute("data-move") == "keep " + "".join(map(str, cli["keep"]))
     assert best.get_attribute("data-then") == cli["then"]
     assert float(best.get_attribute("data-win") or "nan") == cli["win"]
+    assert "estimate" not in text(d, "advice-out")  # two players: an exact figure
     shoot(d, "serve-phone.png", 390, True)
     shoot(d, "serve-laptop.png", 1280, False)
+    if cli["then"] == "roll":  # the next question of the turn starts from the keep
+        assert d.find_element(By.ID, "turn").get_attribute("value") == str(cli["turn"])
+        assert d.find_element(By.ID, "dice").get_attribute("value") == str(cli["dice"])
+        assert d.find_element(By.ID, "roll").get_attribute("value") == ""
+    d.refresh()  # ... and survives a reload within the turn
+    settle(d, 3)
+    assert d.find_element(By.ID, "turn").get_attribute("value") == str(cli["turn"] if cli["then"] == "roll" else 100)
+
+    for field, value in (("turn", "400"), ("dice", "2"), ("roll", "")):
+        d.find_element(By.ID, field).clear()
+        if value:
+            d.find_element(By.ID, field).send_keys(value)
+    d.find_element(By.ID, "advise").click()
+    wait(d, lambda d: "bank 400" in text(d, "advice-out") or text(d, "advice-note") not in ("", "…"))
+    assert text(d, "advice-note") == "", text(d, "advice-note")
+    rows = [td.text for td in d.find_elements(By.CSS_SELECTOR, "#options tbody td:first-child")]
+    cli = advise_json("--me", "1000", "--opp", "800", "--turn", "400", "--dice", "2")
+    expected = {"bank": "bank 400", "roll": "roll 2 dice"}
+    assert rows == [expected[o["action"]] for o in cli["options"]]
 
     enter_bank(d, 3000)
     settle(d, 4)
+    assert d.find_element(By.ID, "turn").get_attribute("value") == "0"  # a new turn forgets the last one's dice
     enter_bank(d, 500)
     settle(d, 5)
     enter_bank(d, 1000)
@@ -270,3 +339,112 @@ def test_a_short_game_under_sheet(server: str, browser: webdriver.Chrome) -> Non
     d.find_element(By.ID, "bust").click()  # Bob's second cross strikes his 1250 out
     wait_text(d, "winner", "Ann wins!")
     assert scores(d) == ["5000", "600"]
+
+
+def test_the_rules_in_force_are_on_the_sheet_in_the_words_of_the_server(server: str, browser: webdriver.Chrome) -> None:
+    """Under `sheet`: the name, the key rules as `cinqmille.web.card.key_rules` words them, and the whole ruleset
+    as `rules show` prints it on demand; each player's last five totals, who is to play, the round and the leader."""
+    from cinqmille.rules import load_rules, to_toml
+    from cinqmille.web.card import key_rules
+
+    d = browser
+    d.get(server + "/")
+    d.execute_script("localStorage.clear()")
+    d.refresh()
+    new_game(d, "sheet", ["Ann", "Bob", "Cy"])
+    assert text(d, "rules-name") == "sheet"
+    shown = [li.text for li in d.find_elements(By.CSS_SELECTOR, "#key-rules li")]
+    assert shown == [k["text"] for k in key_rules(load_rules("sheet"))]
+    assert not d.find_element(By.ID, "rules-toml").is_displayed()
+    d.find_element(By.CSS_SELECTOR, "#all-rules summary").click()
+    assert d.find_element(By.ID, "rules-toml").text.strip() == to_toml(load_rules("sheet")).strip()
+    assert "to play" in text(d, "player-0") and "to play" not in text(d, "player-1")
+    turns = 0
+    for points in (500, 50, 50, 50, 50, 50):  # six banks of Ann (six totals), two busts after each
+        enter_bank(d, points)
+        d.find_element(By.ID, "bust").click()
+        d.find_element(By.ID, "bust").click()
+        turns += 3
+        settle(d, turns)
+    totals = d.find_element(By.CSS_SELECTOR, "#player-0 .history").text.split()
+    assert totals == ["…", "550", "600", "650", "700", "750"]
+    assert text(d, "progress-line").startswith("Round 7 · 18 turns · Ann leads with 750 of 5000")
+
+
+def test_an_instant_win_asks_first(server: str, browser: webdriver.Chrome) -> None:
+    """'Five 1s' does not end the game in one tap: it asks, Cancel keeps the game going, Yes ends it."""
+    d = browser
+    d.get(server + "/")
+    d.execute_script("localStorage.clear()")
+    d.refresh()
+    new_game(d, "standard", ["Ann", "Bob"])
+    d.find_element(By.ID, "win").click()
+    assert d.find_element(By.ID, "win-confirm").is_displayed() and "Ann" in text(d, "win-question")
+    d.find_element(By.ID, "win-no").click()
+    assert not d.find_element(By.ID, "win-confirm").is_displayed()
+    assert text(d, "status").startswith("Ann to play") and not d.find_element(By.ID, "winner").is_displayed()
+    d.find_element(By.ID, "win").click()
+    d.find_element(By.ID, "win-yes").click()
+    wait_text(d, "winner", "Ann wins!")
+
+
+def test_four_players_are_told_the_figure_is_an_estimate(server: str, browser: webdriver.Chrome,
+                                                         tiny_rules_file: Path) -> None:
+    """At four players the advice says, in words, that its figures are an estimate and why, the full text of the
+    solver's assumptions on demand; two players get no such note."""
+    d = browser
+    d.get(server + "/")
+    d.execute_script("localStorage.clear()")
+    d.refresh()
+    wait(d, lambda d: d.find_element(By.ID, "setup").is_displayed())
+    d.find_element(By.ID, "rules-file").send_keys(str(tiny_rules_file))
+    wait_text(d, "rules-info", "Using the rules file 'tiny'")
+    d.find_element(By.ID, "add-player").click()
+    d.find_element(By.ID, "add-player").click()
+    d.find_element(By.ID, "start").click()
+    wait(d, lambda d: d.find_element(By.ID, "game").is_displayed())
+    assert text(d, "rules-name") == "tiny"
+    d.find_element(By.ID, "roll").send_keys("15234")
+    d.find_element(By.ID, "advise").click()
+    wait_answer(d)
+    estimate = text(d, "estimate")
+    assert "estimate" in estimate and "4 players" in estimate
+    why = d.find_element(By.ID, "estimate-why")
+    assert not why.find_element(By.TAG_NAME, "li").is_displayed()
+    why.find_element(By.TAG_NAME, "summary").click()
+    assert "read from the 3-player table" in why.find_element(By.TAG_NAME, "li").text
+    assert all(c.text.startswith("≈") for c in d.find_elements(By.CSS_SELECTOR, "#options tbody td:nth-child(4)"))
+
+
+def test_the_page_passes_an_accessibility_check(server: str, browser: webdriver.Chrome) -> None:
+    """axe-core finds no serious or critical violation on the setup, the sheet with an answer, the rules card
+    opened and the instant-win question, at phone and laptop widths; Tab reaches every control of the sheet."""
+    d = browser
+    d.get(server + "/")
+    d.execute_script("localStorage.clear()")
+    d.refresh()
+    wait(d, lambda d: "5 dice" in text(d, "rules-info"))
+    found = axe_violations(d)
+    new_game(d, "standard", ["Ann", "Bob"])
+    d.find_element(By.ID, "roll").send_keys("15332")
+    d.find_element(By.ID, "advise").click()
+    wait_answer(d)
+    d.find_element(By.CSS_SELECTOR, "#all-rules summary").click()
+    d.find_element(By.ID, "win").click()
+    wait(d, lambda d: d.find_element(By.ID, "join").is_displayed())
+    found += axe_violations(d)
+    as_phone(d)
+    found += axe_violations(d)
+    as_phone(d, False)
+    assert found == [], "\n".join(found)
+    d.find_element(By.ID, "win-no").click()
+    reached = set()
+    d.execute_script("document.activeElement.blur(); window.scrollTo(0, 0)")
+    body = d.find_element(By.TAG_NAME, "body")
+    body.send_keys(Keys.TAB)
+    for _ in range(60):
+        reached.add(d.switch_to.active_element.get_attribute("id"))
+        d.switch_to.active_element.send_keys(Keys.TAB)
+    controls = {"points", "bank", "bust", "undo", "win", "download", "new-game", "turn", "dice", "roll",
+                "clear-roll", "face-1", "face-6", "advise", "join-url"}
+    assert controls <= reached, controls - reached

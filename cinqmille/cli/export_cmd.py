@@ -51,7 +51,7 @@ def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp:
     start = time.perf_counter()
     share = 0.3 if keeps else 1.0
     count = len(mes) * len(opps) * (len(opp2s) if players == 3 else 1)
-    what = "score triples" if players == 3 else "score pairs"
+    what = ("score triple" if players == 3 else "score pair") + ("" if count == 1 else "s")
     with progress_bar(f"Exporting {count:,} {what}") as update:
         if players == 3:
             cols, kept = triple_tables(result, mes, opps, opp2s, keeps, progress=update)

@@ -15,6 +15,8 @@ MISSING_EXTRA = "cinqmille serve needs the web extra: pip install 'cinqmille[web
 CACHE_MAX_ENV = "CINQMILLE_CACHE_MAX_MB"
 #: The bound of the table cache on disk (MB) when neither says.
 CACHE_MAX_MB = 1024
+#: The address listened on when neither --host nor --lan is given: this machine only.
+DEFAULT_HOST = "127.0.0.1"
 #: Connections served at once (uvicorn answers 503 beyond).
 MAX_CONNECTIONS = 64
 
@@ -26,8 +28,12 @@ def web_available() -> bool:
 
 @click.command("serve")
 @rules_option
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on (127.0.0.1: this machine only; 0.0.0.0: the whole network).")
+@click.option("--host", default=None,
+              help="Address to listen on (127.0.0.1: this machine only; 0.0.0.0: the whole network) "
+                   "[default: 127.0.0.1].")
+@click.option("--lan", is_flag=True,
+              help="Listen on this machine's local network address and print it with a QR code, for the phones "
+                   "around the table.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="Port to listen on (0: any free port).")
 @click.option("--cache-max-mb", type=click.IntRange(1, 10**7), default=None, envvar=CACHE_MAX_ENV,
@@ -37,7 +43,8 @@ def web_available() -> bool:
 @click.option("--max-queued", type=click.IntRange(1, 100), default=None,
               help="Solves queued or running at most (a 429 answer beyond) [default: 4].")
 @friendly_errors
-def command(rules_spec: str, host: str, port: int, cache_max_mb: int | None, max_queued: int | None) -> None:
+def command(rules_spec: str, host: str | None, lan: bool, port: int, cache_max_mb: int | None,
+            max_queued: int | None) -> None:
     """Start the score sheet in the browser, with live advice; Ctrl-C stops it.
 
     The page keeps each game in the browser; the sheet applies the ruleset's
@@ -49,20 +56,34 @@ def command(rules_spec: str, host: str, port: int, cache_max_mb: int | None, max
 
     from ..web.access import Access, is_local
     from ..web.app import create_app
+    from ..web.lan import lan_address, qr_available, qr_text
     from ..web.tables import MAX_QUEUED, Tables
 
+    if lan and host is not None:
+        fail("--lan picks the address itself: give --lan or --host, not both")
+    if lan and not qr_available():
+        fail(MISSING_EXTRA)
     rules = resolve_rules(rules_spec)
+    address = lan_address() if lan else None
+    if lan and address is None:
+        click.echo("No local network address found: listening on 0.0.0.0 (every interface); open the page at "
+                   "this machine's address.", err=True)
+    host = address or ("0.0.0.0" if lan else host or DEFAULT_HOST)
     sock = listen(host, port)
     bound = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    share = f"http://{address}:{bound}/" if address is not None else None
     tables = Tables(max_queued=max_queued or MAX_QUEUED, cache_max_bytes=(cache_max_mb or CACHE_MAX_MB) * 2**20)
-    app = create_app(rules, tables, Access.bound(host, bound))
+    app = create_app(rules, tables, Access.bound(host, bound), share_url=share)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2,
                                            limit_concurrency=MAX_CONNECTIONS))
-    shown = f"[{host}]" if ":" in host else host
     if not is_local(str(sock.getsockname()[0])):
         click.echo(f"Warning: listening on {host}, not this machine only: anyone who can reach it may use the sheet "
                    "and start solves (there is no log-in)", err=True)
     click.echo(f"cinqmille serve: the score sheet of '{rules.name}' at http://{shown}:{bound}/ (Ctrl-C to stop)")
+    if share is not None:
+        click.echo(f"On the phones around the table, open {share} or scan:")
+        click.echo(qr_text(share), nl=False)
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:  # uvicorn shut down cleanly, then passed Ctrl-C on

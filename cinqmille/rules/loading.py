@@ -7,11 +7,13 @@ Every error is a `RulesError` whose message names the file and the key.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
 import stat
 import tomllib
+from collections.abc import Iterable
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
@@ -59,6 +61,8 @@ _BOOLS = {
 _FAMILY_OFF: dict[str, Any] = {
     "kinds": False, "three_pairs": 0, "four_and_pair_as_three_pairs": False, "two_triplets": 0, "four_and_pair": 0,
 }
+#: Every key a rules file may have at its top level (the meta keys, the plain values and the tables).
+_TOP_KEYS = (*sorted(_META_KEYS), *_FLAT_KEYS, "single", "triple", "final_stretch", "zero_turns")
 #: The keys of a `[straights]` table: the faces of each straight, and `from_six`.
 _STRAIGHT_KEYS = {"12345": "low", "23456": "high", "123456": "full"}
 
@@ -107,6 +111,12 @@ class _Checker:
         if len(value) > limit or any(not ch.isprintable() for ch in value):
             raise self.fail(key, f"expected one line of at most {limit} printable characters")
         return value
+
+
+def unknown_key(key: str, known: "Iterable[str]") -> str:
+    """'unknown key', with the closest known key when one is close ('unknown key (did you mean 'opening'?)')."""
+    close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.75)
+    return f"unknown key (did you mean '{close[0]}'?)" if close else "unknown key"
 
 
 def _short(value: Any) -> str:
@@ -201,7 +211,7 @@ def _apply(rules: Rules, data: dict[str, Any], check: _Checker) -> Rules:
         elif key == "zero_turns":
             changes[key] = _zero_turns(value, rules.zero_turns, check)
         else:
-            raise check.fail(key, "unknown key")
+            raise check.fail(key, unknown_key(key, _TOP_KEYS))
     if isinstance(data.get("straights"), dict):
         current = replace(rules, **{k: changes[k] for k in ("dice",) if k in changes})
         changes["straights"] = _straights(data["straights"], current.straights_by_faces, check)
@@ -251,7 +261,7 @@ def _final_stretch(value: Any, current: FinalStretch | None, check: _Checker) ->
         elif key == "cap":
             cap = check.boolean("final_stretch.cap", item)
         else:
-            raise check.fail(f"final_stretch.{key}", "unknown key")
+            raise check.fail(f"final_stretch.{key}", unknown_key(key, ("from", "cap")))
     return FinalStretch(start=start, cap=cap)
 
 
@@ -276,7 +286,7 @@ def _zero_turns(value: Any, current: ZeroTurns | None, check: _Checker) -> ZeroT
             else:
                 raise check.fail("zero_turns.to", f"expected \"zero\", \"previous\" or a negative number of points, got {_short(item)}")
         else:
-            raise check.fail(f"zero_turns.{key}", "unknown key")
+            raise check.fail(f"zero_turns.{key}", unknown_key(key, ("count", "to")))
     return ZeroTurns(count=count, to=to)
 
 

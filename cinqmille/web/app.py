@@ -38,6 +38,8 @@ from ..rules import Rules, load_rules, preset_descriptions, to_dict, to_toml
 from ..rules.loading import PRESET_NAMES, content_key
 from .access import Access, Guard
 from .bodies import ApiError, checked, position_of, read_json, rules_of
+from .card import key_rules
+from .lan import qr_svg
 from .openapi import openapi
 from .tables import Job, QueueFull, Tables
 
@@ -47,7 +49,7 @@ if TYPE_CHECKING:
 
 #: The API's endpoints (docs/web.md).
 ENDPOINTS = ("/api/rules", "/api/sheet", "/api/log", "/api/replay", "/api/advice", "/api/progress",
-             "/api/openapi.json")
+             "/api/openapi.json", "/api/join")
 #: Requests worked on at once in worker threads (the others wait their turn, off the event loop).
 WORKERS = 2
 
@@ -89,8 +91,9 @@ def _rules_spec(rules: Rules) -> Any:
 
 
 def create_app(default_rules: Rules | str = "standard", tables: Tables | None = None,
-               access: Access | None = None) -> Starlette:
-    """The web app; `default_rules` is the ruleset a new sheet starts with, `access` who may ask (default: loopback)."""
+               access: Access | None = None, share_url: str | None = None) -> Starlette:
+    """The web app; `default_rules` is the ruleset a new sheet starts with, `access` who may ask (default: loopback),
+    `share_url` the address other devices of the network open (`serve --lan`: the page shows its QR code)."""
     from ..engine.replay import replay_sheet_log
     from ..engine.sheet import SheetError, SheetRefusal, SheetState, play_sheet, sheet_log
 
@@ -99,6 +102,7 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
     presets = [{"name": n, "description": d} for n, d in preset_descriptions().items()]
     listing = Json({"presets": presets, "default": _rules_spec(default), "default_name": default.name}).body
     document = Json(openapi()).body
+    joining = Json({"url": share_url, "svg": qr_svg(share_url) if share_url else None}).body
     limiter: list[anyio.CapacityLimiter] = []
 
     async def work(fn: Callable[..., Response], *args: Any) -> Response:
@@ -119,10 +123,13 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
     async def api_document(request: Request) -> Response:
         return Response(document, media_type="application/json")
 
+    async def join(request: Request) -> Response:
+        return Response(joining, media_type="application/json")
+
     def rules_answer(data: dict[str, Any]) -> Response:
         rules = rules_of(data)
         return Json({"name": rules.name, "description": rules.description, "rules": to_dict(rules),
-                     "spec": _rules_spec(rules)})
+                     "spec": _rules_spec(rules), "key_rules": key_rules(rules), "toml": to_toml(rules)})
 
     def sheet_answer(data: dict[str, Any]) -> Response:
         return Json(sheet_of(data, rules_of(data)).as_dict())
@@ -207,6 +214,7 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
         Route("/api/advice", endpoint(advice_answer), methods=["POST"]),
         Route("/api/progress", progress, methods=["GET"]),
         Route("/api/openapi.json", api_document, methods=["GET"]),
+        Route("/api/join", join, methods=["GET"]),
         Route("/api/{rest:path}", api_missing),
         Mount("/static", StaticFiles(directory=_static_dir()), name="static"),
     ]

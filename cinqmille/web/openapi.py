@@ -22,6 +22,8 @@ ENDPOINT_DOCS: dict[tuple[str, str], tuple[str, tuple[int, ...]]] = {
                               (200, 202, 422, 429)),
     ("GET", "/api/progress"): ("The progress of a table being solved.", (200, 404)),
     ("GET", "/api/openapi.json"): ("This document.", (200,)),
+    ("GET", "/api/join"): ("The address other devices of the network open (serve --lan) and its QR code as SVG; "
+                           "both null otherwise.", (200,)),
 }
 
 _REASONS = {200: "the answer", 202: "the table is being solved: poll /api/progress", 400: "bad input (naming the field)",

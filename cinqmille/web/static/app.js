@@ -58,18 +58,39 @@
       for (const p of presets) {
         const option = document.createElement("option");
         option.value = p.name;
-        option.textContent = p.name + " — " + p.description;
+        option.textContent = p.name;
         select.appendChild(option);
       }
       if (typeof data.default === "string") select.value = data.default;
-      else if (data.default) { uploaded = {toml: data.default.toml, name: data.default_name}; showUploaded(); }
+      else if (data.default) { uploaded = {toml: data.default.toml, name: data.default_name}; }
     }
+    await showUploaded();
     if (!nameInputs().length) { addName(); addName(); }
     nameInputs()[0].focus();
   }
 
-  function showUploaded() {
-    $("rules-info").textContent = uploaded ? "Using the rules file '" + uploaded.name + "'." : "";
+  // The ruleset's description and key rules (words of the server: cinqmille/web/card.py) into `box`.
+  function describeRules(box, info, lead) {
+    box.innerHTML = "";
+    const p = document.createElement("p");
+    p.textContent = (lead || "") + (info.description || "");
+    box.appendChild(p);
+    const list = document.createElement("ul");
+    for (const k of info.key_rules || []) {
+      const li = document.createElement("li");
+      li.textContent = k.text;
+      li.dataset.topic = k.topic;
+      list.appendChild(li);
+    }
+    box.appendChild(list);
+  }
+
+  async function showUploaded() {
+    const spec = uploaded ? {toml: uploaded.toml} : $("rules").value;
+    if (!spec) return;
+    const {status, data} = await api("POST", "/api/rules", {rules: spec});
+    if (status !== 200) { $("rules-info").textContent = data.error; return; }
+    describeRules($("rules-info"), data, uploaded ? "Using the rules file '" + uploaded.name + "'. " : "");
   }
 
   async function startGame(event) {
@@ -89,6 +110,7 @@
     const r = await api("POST", "/api/rules", {rules: game.rules});
     if (r.status !== 200) { game = null; save(); $("setup-error").textContent = r.data.error; return showSetup(); }
     ruleset = r.data.rules;
+    showRulesCard(r.data);
     const s = await api("POST", "/api/sheet", game);
     if (s.status !== 200) {  // a stored game that the rules refuse now: keep what they accept
       if (s.status !== 422 || !game.entries.length) { game = null; save(); $("setup-error").textContent = s.data.error; return showSetup(); }
@@ -101,11 +123,40 @@
     $("taken-label").hidden = !ruleset.take_over;
     $("bank-dice-label").hidden = !ruleset.take_over;
     $("all-dice-label").hidden = !ruleset.bust_strikes_last_score;
-    $("win").hidden = ruleset.five_ones !== "win";
+    $("win-row").hidden = ruleset.five_ones !== "win";
+    askWin(false);
     renderFaces();
     show(s.data);
+    restoreAdviceFields();
+    showJoin();
     $("points").focus();
   }
+
+  function showRulesCard(info) {
+    $("rules-name").textContent = info.name;
+    $("rules-link").textContent = info.name;
+    $("rules-description").textContent = info.description || "";
+    describeRules($("key-rules"), {key_rules: info.key_rules});
+    $("rules-toml").textContent = info.toml || "";
+  }
+
+  let joinShown = false;
+  async function showJoin() {
+    if (joinShown) return;
+    const {status, data} = await api("GET", "/api/join");
+    if (status !== 200 || !data.url) return;
+    joinShown = true;
+    $("join-url").textContent = data.url;
+    $("join-url").href = data.url;
+    const img = document.createElement("img");
+    img.id = "join-image";
+    img.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(data.svg);
+    img.alt = "QR code of " + data.url;
+    $("join-qr").replaceChildren(img);
+    $("join").hidden = false;
+  }
+
+  const HISTORY_SHOWN = 5;  // the last totals of each player, as paper shows them
 
   function show(data) {
     sheet = data;
@@ -115,20 +166,49 @@
     data.players.forEach((p, i) => {
       const li = document.createElement("li");
       li.id = "player-" + i;
-      if (i === data.to_move) li.classList.add("to-move");
-      const left = document.createElement("span");
-      left.textContent = p.name + (p.crosses ? " " + "✗".repeat(p.crosses) : "");
+      const left = document.createElement("div");
+      const name = document.createElement("span");
+      name.className = "name";
+      name.textContent = p.name;
+      left.appendChild(name);
+      if (i === data.to_move) {
+        li.classList.add("to-move");
+        li.setAttribute("aria-current", "step");
+        const badge = document.createElement("span");
+        badge.className = "badge";
+        badge.textContent = "to play";
+        left.append(" ", badge);
+      }
+      if (p.crosses) {
+        const crosses = document.createElement("span");
+        crosses.className = "crosses";
+        crosses.textContent = " " + "✗".repeat(p.crosses);
+        crosses.setAttribute("aria-label", p.crosses + (p.crosses === 1 ? " cross" : " crosses"));
+        left.appendChild(crosses);
+      }
       const hist = document.createElement("div");
       hist.className = "history";
-      for (const h of p.history) {
+      const shown = p.history.slice(-HISTORY_SHOWN);
+      if (p.history.length > shown.length) hist.append("… ");
+      for (const h of shown) {
         const el = document.createElement(h.struck ? "s" : "span");
-        el.textContent = h.score + " ";
-        hist.appendChild(el);
+        el.textContent = String(h.score);
+        if (h.struck) el.setAttribute("aria-label", h.score + " struck out");
+        hist.append(el, " ");
       }
       left.appendChild(hist);
-      const right = document.createElement("span");
-      right.className = "score";
-      right.textContent = p.score;
+      const right = document.createElement("div");
+      right.className = "right";
+      const score = document.createElement("span");
+      score.className = "score";
+      score.textContent = p.score;
+      const bar = document.createElement("span");
+      bar.className = "bar";
+      bar.setAttribute("aria-hidden", "true");
+      const fill = document.createElement("span");
+      fill.style.width = Math.max(0, Math.min(100, 100 * p.score / ruleset.goal)) + "%";
+      bar.appendChild(fill);
+      right.append(score, bar);
       li.append(left, right);
       list.appendChild(li);
     });
@@ -139,8 +219,16 @@
     if (!over && data.last_round) status += " — last round (" + names[data.last_round.leader] + " leads)";
     if (!over && data.offer) status += " — may take over " + data.offer.points;
     $("status").textContent = status;
+    const n = names.length, best = Math.max(...data.scores);
+    const leader = data.scores.indexOf(best);
+    $("progress-line").textContent = "Round " + (Math.floor(data.turns.length / n) + 1) + " · " +
+      data.turns.length + (data.turns.length === 1 ? " turn" : " turns") + " · " +
+      (best > 0 ? names[leader] + " leads with " + best + " of " + ruleset.goal : "nobody has scored yet, goal " + ruleset.goal);
+    $("points-label").textContent = over ? "Points banked" : "Points banked by " + names[data.to_move];
+    if (!over) $("win-yes").textContent = "Yes: " + names[data.to_move] + " wins";
     $("advice-who").textContent = over ? "—" : names[data.to_move];
-    for (const id of ["points", "bank", "bust", "win", "advise"]) $(id).disabled = over;
+    for (const id of ["points", "bank", "bust", "win", "win-yes", "advise"]) $(id).disabled = over;
+    if (over) askWin(false);
     const turns = $("turns");
     turns.innerHTML = "";
     for (const t of data.turns.slice().reverse()) {
@@ -160,6 +248,7 @@
     save();
     show(data);
     clearAdvice();
+    resetAdviceFields();
     return true;
   }
 
@@ -190,6 +279,7 @@
     $("refusal").textContent = "";
     show(data);
     clearAdvice();
+    resetAdviceFields();
   }
 
   async function download() {
@@ -216,11 +306,26 @@
     await openGame();
   }
 
+  function askWin(open) {
+    $("win-confirm").hidden = !open;
+    $("win").setAttribute("aria-expanded", String(open));
+    if (open) {
+      $("win-question").textContent = "Did " + game.players[sheet.to_move] + " roll five 1s? That ends the game at once.";
+      $("win-no").focus();
+    }
+  }
+
+  async function confirmWin() {
+    askWin(false);
+    await enter({kind: "win"});
+  }
+
   function newGame() {
     if (game && game.entries.length && sheet && sheet.winner === null && !confirm("Abandon this game?")) return;
     game = null;
     save();
     clearAdvice();
+    resetAdviceFields();
     showSetup();
   }
 
@@ -242,6 +347,25 @@
     }
   }
 
+  const FIELDS_KEY = "cinqmille.advice.v1";  // the advice fields of the turn in progress
+
+  function saveAdviceFields() {
+    const fields = {turns: game.entries.length, turn: $("turn").value, dice: $("dice").value, roll: $("roll").value};
+    localStorage.setItem(FIELDS_KEY, JSON.stringify(fields));
+  }
+
+  function restoreAdviceFields() {
+    let f = null;
+    try { f = JSON.parse(localStorage.getItem(FIELDS_KEY) || "null"); } catch (e) { f = null; }
+    if (!f || f.turns !== game.entries.length) { resetAdviceFields(); return; }
+    $("turn").value = f.turn; $("dice").value = f.dice; $("roll").value = f.roll;
+  }
+
+  function resetAdviceFields() {
+    $("turn").value = "0"; $("dice").value = ""; $("roll").value = "";
+    localStorage.removeItem(FIELDS_KEY);
+  }
+
   function clearAdvice() {
     $("advice-out").innerHTML = "";
     $("advice-note").textContent = "";
@@ -249,6 +373,8 @@
   }
 
   const pct = (x, digits) => (x === null || x === undefined) ? "–" : (100 * x).toFixed(digits) + "%";
+
+  const diceText = (n) => n + (n === 1 ? " die" : " dice");
 
   function moveText(o) {
     if (o.action === "bank") return "bank";
@@ -259,6 +385,49 @@
     return "keep " + o.keep.join("");
   }
 
+  // A bank-or-roll row says what it banks or how many dice it rolls; an offer row what it takes over.
+  function actionText(o, pos) {
+    if (o.action === "bank") return "bank " + pos.turn;
+    if (o.action === "roll") return "roll " + diceText(pos.dice);
+    if (o.action === "predict") return "announce " + o.points + ", roll " + diceText(pos.dice);
+    if (o.action === "take_over") return "take over " + pos.offer.points + ", roll " + diceText(pos.offer.dice);
+    if (o.action === "start") return "start afresh, roll " + diceText(ruleset.dice);
+    return moveText(o);
+  }
+
+  function thenText(o) {
+    if (o.then === "bank") return "bank " + o.turn;
+    if (o.then === "roll") return "roll " + diceText(o.dice);
+    if (o.then === "win") return "wins at once";
+    if (o.then === "bust") return "past the goal: bust";
+    return "";
+  }
+
+  // "4 players: read from ..." or "last_round: not yet solved ..." -> "4 players", "last round".
+  const simplified = (assumption) => assumption.split(":")[0].replace(/_/g, " ");
+
+  function renderEstimate(a, out) {
+    if (a.exact) return;
+    const p = document.createElement("p");
+    p.id = "estimate";
+    p.className = "estimate";
+    p.textContent = "≈ An estimate, not an exact figure: the solver simplifies this game (" +
+      a.assumptions.map(simplified).join("; ") + ").";
+    out.appendChild(p);
+    const details = document.createElement("details");
+    details.id = "estimate-why";
+    const summary = document.createElement("summary");
+    summary.textContent = "Why an estimate?";
+    const list = document.createElement("ul");
+    for (const text of a.assumptions) {
+      const li = document.createElement("li");
+      li.textContent = text;
+      list.appendChild(li);
+    }
+    details.append(summary, list);
+    out.appendChild(details);
+  }
+
   function renderAdvice(a) {
     const out = $("advice-out");
     out.innerHTML = "";
@@ -266,28 +435,50 @@
     p.id = "sentence";
     p.textContent = a.sentence;
     out.appendChild(p);
+    renderEstimate(a, out);
     if (!a.options.length) return;
+    const keeps = a.options[0].keep !== undefined;
+    const approx = a.exact ? "" : "≈ ";
     const table = document.createElement("table");
     table.id = "options";
-    const head = table.insertRow();
-    for (const h of ["move", "points", "then", "win", "expected", "bust"]) {
+    const caption = document.createElement("caption");
+    caption.textContent = "The options, best first";
+    table.appendChild(caption);
+    const head = table.createTHead().insertRow();
+    for (const h of keeps ? ["keep", "points", "then", "win", "expected", "bust"] : ["move", "win", "expected", "bust"]) {
       const th = document.createElement("th");
+      th.scope = "col";
       th.textContent = h;
       head.appendChild(th);
     }
+    const body = table.createTBody();
     a.options.forEach((o, i) => {
-      const row = table.insertRow();
+      const row = body.insertRow();
       if (i === 0) row.className = "best";
       row.dataset.move = moveText(o);
       row.dataset.then = o.then || "";
       row.dataset.win = String(o.win);
-      const then = o.then ? o.then + (o.then === "roll" ? " " + o.dice : "") : "";
-      for (const cell of [moveText(o), o.points === undefined || o.points === null ? "" : o.points, then,
-                          pct(o.win, 2), o.expected.toFixed(1), pct(o.bust, 1)]) {
+      const cells = keeps ? [o.keep.join("-"), o.points, thenText(o)] : [actionText(o, a.position)];
+      for (const cell of cells.concat([approx + pct(o.win, 2), o.expected.toFixed(1), pct(o.bust, 1)])) {
         row.insertCell().textContent = cell;
       }
     });
     out.appendChild(table);
+  }
+
+  // The answer's top into view (on a phone it lands below the fold), without moving a page that shows it.
+  function bringIntoView(element) {
+    const top = element.getBoundingClientRect().top;
+    if (top < 0 || top > window.innerHeight - 120) window.scrollTo(0, Math.max(0, window.scrollY + top - 12));
+  }
+
+  // After a keep that rolls on, the next question of the turn starts from it: its points set aside, its dice.
+  function followKeep(a) {
+    const best = a.best;
+    if (!best || best.then !== "roll") return;
+    $("turn").value = String(best.turn);
+    $("dice").value = String(best.dice);
+    $("roll").value = "";
   }
 
   async function advise(event) {
@@ -304,7 +495,15 @@
     $("advice-note").textContent = "…";
     for (let tries = 0; tries < 3000; tries++) {
       const {status, data} = await api("POST", "/api/advice", body);
-      if (status === 200) { $("progress").hidden = true; $("advice-note").textContent = ""; renderAdvice(data); return; }
+      if (status === 200) {
+        $("progress").hidden = true;
+        $("advice-note").textContent = "";
+        renderAdvice(data);
+        bringIntoView($("advice-out"));
+        followKeep(data);
+        saveAdviceFields();
+        return;
+      }
       if (status !== 202) { $("progress").hidden = true; $("advice-note").textContent = data.error; $("advice-out").innerHTML = ""; return; }
       if (!(await waitFor(data.job))) return;
     }
@@ -331,6 +530,7 @@
     $("add-player").addEventListener("click", () => addName());
     $("remove-player").addEventListener("click", () => { const i = nameInputs(); if (i.length > 2) i[i.length - 1].remove(); });
     $("rules").addEventListener("change", () => { uploaded = null; $("rules-file").value = ""; showUploaded(); });
+    for (const id of ["turn", "dice", "roll"]) $(id).addEventListener("change", () => { if (game) saveAdviceFields(); });
     $("rules-file").addEventListener("change", async (event) => {
       const file = event.target.files[0];
       if (!file) return;
@@ -343,7 +543,9 @@
     $("load-log").addEventListener("change", loadLog);
     $("entry-form").addEventListener("submit", bank);
     $("bust").addEventListener("click", bust);
-    $("win").addEventListener("click", () => enter({kind: "win"}));
+    $("win").addEventListener("click", () => askWin($("win-confirm").hidden));
+    $("win-yes").addEventListener("click", confirmWin);
+    $("win-no").addEventListener("click", () => { askWin(false); $("win").focus(); });
     $("undo").addEventListener("click", undo);
     $("download").addEventListener("click", download);
     $("new-game").addEventListener("click", newGame);
