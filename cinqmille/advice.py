@@ -32,6 +32,8 @@ lot (`DECISIVE`, five points or more).
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -400,8 +402,52 @@ def _sentence_bank_or_roll(advice: Advice) -> str:
     return f"{roll_words.capitalize()}: {here} to win; {alt} gives {there}."
 
 
-def render_text(advice: Advice) -> list[str]:
-    """The human answer of `cinqmille advise`: the position, the ranked options, the sentence, notes."""
+_CHASE = re.compile(r"^\d+ players: on (\d+) bust cycles? of scores")
+_BOUND = re.compile(r"(?:at most|residual) (\d(?:\.\d+)?e[-+]\d+)")
+_READ_FROM = re.compile(r"^(\d+) players: read from the (\d+)-player table")
+_RULE_OFF = re.compile(r"^(\w+)(?: = \w+)?: .*solved as if (?:the rule were|it were) off")
+
+
+def plain_assumption(text: str) -> str:
+    """An assumption of the solver in a player's words (the technical text is `advise --verbose` and --json's).
+
+    >>> plain_assumption("last_round: not yet solved for 3 players; solved as if the rule were off")
+    "the rule 'last_round' is left out (the figures are as if it were off)"
+    """
+    chase = _CHASE.match(text)
+    if chase:
+        cycles = int(chase.group(1))
+        bound = max((float(x) for x in _BOUND.findall(text)), default=0.0)
+        within = f"{max(bound * 100, 1e-4):.1g}".replace("e-0", "e-")
+        where = "one rare position" if cycles == 1 else f"{cycles} rare positions"
+        return (f"exact except in {where} (scores where two players' choices chase each other), where the figures "
+                f"are within {within} %")
+    read = _READ_FROM.match(text)
+    if read:
+        seats, table = int(read.group(1)), int(read.group(2))
+        return (f"an estimate: with {seats} players the figure comes from the {table}-player game against the "
+                f"{table - 1} opponents who threaten most, not from this table's own game")
+    rule = _RULE_OFF.match(text)
+    if rule:
+        return f"the rule '{rule.group(1)}' is left out (the figures are as if it were off)"
+    return text
+
+
+def notes_text(exact: bool, assumptions: tuple[str, ...], verbose: bool = False) -> list[str]:
+    """The note under an answer when the figures are not exact: in a player's words, or technical (`verbose`)."""
+    if exact:
+        return []
+    if verbose:
+        return ["Note: this ruleset is not solved exactly; the solver assumes:", *(f"  - {a}" for a in assumptions)]
+    plain = [plain_assumption(a) for a in assumptions]
+    if len(plain) == 1:
+        return [f"Note: {plain[0]} (--verbose says how)."]
+    return ["Note: these figures are not exact (--verbose says how):", *(f"  - {a}" for a in plain)]
+
+
+def render_text(advice: Advice, verbose: bool = False) -> list[str]:
+    """The human answer of `cinqmille advise`: the position, the ranked options, the sentence, notes (in a
+    player's words; the solver's technical assumptions with `verbose`)."""
     rules, pos = advice.rules, advice.position
     setaside = f"{pos.turn} set aside" if pos.turn else "nothing set aside"
     opponent = f"opponent {_score(rules, pos.opp)}" if pos.others is None else \
@@ -447,9 +493,7 @@ def render_text(advice: Advice) -> list[str]:
             for keep, points, then, o in keep_rows:
                 lines.append(f"  {keep:<{wk}}  {points:>6}  {then:<{wt}}  {_figures(o)}")
     lines.append(advice.sentence)
-    if not advice.exact:
-        lines.append("Note: this ruleset is not solved exactly; the solver assumes:")
-        lines.extend(f"  - {a}" for a in advice.assumptions)
+    lines.extend(notes_text(advice.exact, advice.assumptions, verbose))
     return lines
 
 

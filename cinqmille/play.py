@@ -27,7 +27,7 @@ from typing import Protocol, cast
 
 import numpy as np
 
-from .advice import Advice, advise, dice_words, faces_words, render_text
+from .advice import Advice, advise, dice_words, faces_words, notes_text, render_text
 from .dice.scoring import Keep, counts_of, faces_of
 from .engine import Game
 from .engine import log as ev
@@ -349,8 +349,9 @@ def seats_note(seats: int, solved_for: int) -> str:
 
 def play_text(rules: Rules, players: Sequence[str], console: Console, *,
               rng: np.random.Generator | None = None, dice: object | None = None,
-              result_provider: ResultProvider | None = None) -> int | None:
-    """Play a game in the console; returns the winner's seat, or None if the game was abandoned.
+              result_provider: ResultProvider | None = None, verbose: bool = False) -> int | None:
+    """Play a game in the console; returns the winner's seat, or None if the game was abandoned (`verbose`: the
+    solver's assumptions as the solver states them).
 
     `players` are seats as `cinqmille.players.parse_players` reads them: `human`, `optimal` (or `bot`),
     or any other policy name of `parse_policy`.
@@ -376,7 +377,8 @@ def play_text(rules: Rules, players: Sequence[str], console: Console, *,
     if len(players) > 2 and OPTIMAL in players:
         table.say(seats_note(len(players), getattr(table.result(), "players", 2)))
     if OPTIMAL in players and not table.result().exact:
-        table.say("Note: the solver relaxes some rules of this ruleset: " + "; ".join(table.result().assumptions))
+        for line in notes_text(False, tuple(table.result().assumptions), verbose):
+            table.say(line.replace("these figures are", "the bot's figures are"))
     table.say(f"5000 under '{rules.name}': {', '.join(table.names)} (first to play: {table.names[0]}).")
     try:
         while not game.finished:

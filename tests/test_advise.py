@@ -376,3 +376,26 @@ def test_a_keep_sentence_names_a_close_runner_up_keep(tiny) -> None:  # type: ig
                 assert "a close call: keeping " in adv.sentence and "instead is only" in adv.sentence, adv.sentence
                 found += 1
     assert found > 0
+
+
+def test_notes_speak_plainly_and_verbose_gives_the_solver_text(tmp_path: Path, session_cache: Path) -> None:
+    """A relaxed rule is said in a player's words by default; --verbose and --json give the solver's own text."""
+    path = tmp_path / "crosses.toml"
+    path.write_text('goal = 600\nopening = 150\ncrosses = true\n')
+    args = ["--rules", str(path), "--me", "150", "--opp", "300", "--turn", "200", "--dice", "2"]
+    plain = run(*args)[1].splitlines()
+    verbose = run(*args, "--verbose")[1].splitlines()
+    data = json.loads(run(*args, "--json")[1])
+    assert plain[-1] == "Note: the rule 'crosses' is left out (the figures are as if it were off) (--verbose says how)."
+    assert verbose[-2:] == ["Note: this ruleset is not solved exactly; the solver assumes:",
+                            *(f"  - {a}" for a in data["assumptions"])]
+
+
+def test_a_chasing_cycle_is_said_as_a_rare_position_with_its_bound() -> None:
+    """The solver's note on cycles that chase reads as rare positions, within the note's largest stated bound."""
+    from cinqmille.advice import plain_assumption
+
+    text = ("3 players: on 3 bust cycles of scores (900/900/900, 2650/3550/4050, 3100/4300/3900) the players' "
+            "choices chase each other; there the values are averaged, Bellman residual 5.2e-05")
+    assert plain_assumption(text) == ("exact except in 3 rare positions (scores where two players' choices chase "
+                                      "each other), where the figures are within 0.005 %")

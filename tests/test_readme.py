@@ -188,7 +188,7 @@ def test_numbers_compare_within_a_tolerance() -> None:
 
 def test_readme_shows_nothing_that_depends_on_the_cpu() -> None:
     """No example shows a residual at round-off level, whose digits depend on the CPU (solve says "below 1e-12")."""
-    from cinqmille.cli.solve_cmd import residual_words
+    from cinqmille.solver.level import residual_words
 
     assert residual_words(0.0) == residual_words(3.3e-16) == "residual below 1e-12"
     assert residual_words(5.2e-5) == "residual 5.2e-05"

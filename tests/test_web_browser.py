@@ -388,9 +388,9 @@ def test_an_instant_win_asks_first(server: str, browser: webdriver.Chrome) -> No
     wait_text(d, "winner", "Ann wins!")
 
 
-def test_four_players_are_told_the_figure_is_an_estimate(server: str, browser: webdriver.Chrome,
+def test_five_players_are_told_the_figure_is_an_estimate(server: str, browser: webdriver.Chrome,
                                                          tiny_rules_file: Path) -> None:
-    """At four players the advice says, in words, that its figures are an estimate and why, the full text of the
+    """At five players (read from the four-player table) the advice says, in words, that its figures are an estimate and why, the full text of the
     solver's assumptions on demand; two players get no such note."""
     d = browser
     d.get(server + "/")
@@ -399,8 +399,8 @@ def test_four_players_are_told_the_figure_is_an_estimate(server: str, browser: w
     wait(d, lambda d: d.find_element(By.ID, "setup").is_displayed())
     d.find_element(By.ID, "rules-file").send_keys(str(tiny_rules_file))
     wait_text(d, "rules-info", "Using the rules file 'tiny'")
-    d.find_element(By.ID, "add-player").click()
-    d.find_element(By.ID, "add-player").click()
+    for _ in range(3):
+        d.find_element(By.ID, "add-player").click()
     d.find_element(By.ID, "start").click()
     wait(d, lambda d: d.find_element(By.ID, "game").is_displayed())
     assert text(d, "rules-name") == "tiny"
@@ -408,11 +408,11 @@ def test_four_players_are_told_the_figure_is_an_estimate(server: str, browser: w
     d.find_element(By.ID, "advise").click()
     wait_answer(d)
     estimate = text(d, "estimate")
-    assert "estimate" in estimate and "4 players" in estimate
+    assert "estimate" in estimate and "5 players" in estimate
     why = d.find_element(By.ID, "estimate-why")
     assert not why.find_element(By.TAG_NAME, "li").is_displayed()
     why.find_element(By.TAG_NAME, "summary").click()
-    assert "read from the 3-player table" in why.find_element(By.TAG_NAME, "li").text
+    assert "read from the 4-player table" in why.find_element(By.TAG_NAME, "li").text
     assert all(c.text.startswith("≈") for c in d.find_elements(By.CSS_SELECTOR, "#options tbody td:nth-child(4)"))
 
 

@@ -36,11 +36,12 @@ def load_win_table(rules, players: int = 2):  # type: ignore[no-untyped-def]
               help="Last round: the opponent finished on POINTS (at or past the goal); this is your last turn.")
 @click.option("--scoreless", "scoreless", metavar="MINE[,HIS]",
               help="zero_turns rules: your scoreless turns in a row (and the next player's). Default 0,0.")
+@click.option("--verbose", is_flag=True, help="Say the solver's assumptions technically (as --json gives them).")
 @json_option
 @friendly_errors
 def command(roll_faces: tuple[str, ...], rules_spec: str, me: str | None, opp: str | None, turn: str | None, dice: str | None,
             roll: str | None, seat: str, offer: str | None, target: str | None, scoreless: str | None,
-            as_json: bool) -> None:
+            verbose: bool, as_json: bool) -> None:
     """Bank or roll with --turn/--dice, or which dice to keep from a roll, with each option's chance to win.
 
     The roll is given as arguments (`cinqmille advise 1 1 5 2 3 --me 1000`) or
@@ -80,7 +81,7 @@ def command(roll_faces: tuple[str, ...], rules_spec: str, me: str | None, opp: s
     if as_json:
         emit_json(advice.as_dict())
         return
-    for line in render_text(advice):
+    for line in render_text(advice, verbose):
         click.echo(line)
 
 

@@ -33,8 +33,9 @@ class TerminalConsole:
               help="Seats in playing order: human, or a policy as for simulate (bot = optimal, expected, "
                    "threshold:T, threshold:T/K, cautious, random): human,bot / bot,human / human,threshold:300 / ...")
 @click.option("--seed", type=SEED, default=None, help="Seed of the dice (the same seed and answers replay a game).")
+@click.option("--verbose", is_flag=True, help="Say the solver's assumptions technically.")
 @friendly_errors
-def command(rules_spec: str, players: str, seed: int | None) -> None:
+def command(rules_spec: str, players: str, seed: int | None, verbose: bool) -> None:
     """Play 5000 in the terminal: ? asks for advice at any decision, Enter takes the advised move, q quits."""
     import numpy as np
 
@@ -45,7 +46,7 @@ def command(rules_spec: str, players: str, seed: int | None) -> None:
     rules = resolve_rules(rules_spec)
     seats = parse_players(players, rules, humans=True)
     play_text(rules, seats, TerminalConsole(), rng=np.random.default_rng(seed),
-              result_provider=lambda: load_win_table(rules, solved_players(len(seats), rules)))
+              result_provider=lambda: load_win_table(rules, solved_players(len(seats), rules)), verbose=verbose)
 
 
 def solved_players(seats: int, rules) -> int:  # type: ignore[no-untyped-def]

@@ -7,17 +7,9 @@ import click
 from ..parsing import WholeNumber
 from ..solver import OBJECTIVES, SolveResult, solve
 from ..solver.budget import MAX_BYTES, MAX_STATES, Limits
+from ..solver.level import residual_words
 from ..solver.n_player import MAX_PLAYERS
 from .common import emit_json, friendly_errors, json_option, resolve_rules, rules_option
-
-
-#: A residual at or below the solver's stopping tolerance is round-off, whose digits depend on the CPU.
-ROUND_OFF = 1e-12
-
-
-def residual_words(residual: float) -> str:
-    """The residual as the text shows it: its digits, or "below 1e-12" where they are round-off (CPU-dependent)."""
-    return f"residual below {ROUND_OFF:.0e}" if residual <= ROUND_OFF else f"residual {residual:.1e}"
 
 
 def headline(result: SolveResult) -> dict:

@@ -61,6 +61,16 @@ NEWTON_STEPS = 30
 SETTLE_STEPS = 400
 
 
+#: A residual at or below the solver's stopping tolerance is round-off, whose digits depend on the CPU.
+ROUND_OFF = 1e-12
+
+
+def residual_words(residual: float) -> str:
+    """A residual as text shows it: its digits, or "below 1e-12" where they are round-off (they differ between
+    CPUs, so no text shows them)."""
+    return f"residual below {ROUND_OFF:.0e}" if residual <= ROUND_OFF else f"residual {residual:.1e}"
+
+
 @dataclass(frozen=True, slots=True)
 class LevelTurns:
     """What the kernel needs of one level's rows, sorted by cap descending."""

@@ -58,7 +58,7 @@ import numpy as np
 from ..rules import Rules
 from .grid import ScoreGrid
 from .kernel import TurnKernel
-from .level import LevelTurns, solve_level
+from .level import LevelTurns, residual_words, solve_level
 from .settle import Settled
 from .seats import every_seat, pass_dice
 from .turns import counted
@@ -219,7 +219,7 @@ def chase_note(chasing: "Chasing | np.ndarray", residual: float) -> tuple[str, .
         res = max(s.residual for _, s in mixed)
         parts.append(f"{len(mixed)} cycle{'s are' if len(mixed) > 1 else ' is'} settled by the mixed choice that "
                      f"leaves each chasing player indifferent: {'; '.join(where)}{extra}{choice}; mixed-policy Bellman "
-                     f"residual {res:.1e} for every seat. The policy tables play the pure decision with the tie rule "
+                     f"{residual_words(res)} for every seat. The policy tables play the pure decision with the tie rule "
                      f"(bank) there: the mover's chance is the same, the other seats' differ from the settled values "
                      f"by at most {gap:.1e}")
     if averaged:
@@ -227,8 +227,8 @@ def chase_note(chasing: "Chasing | np.ndarray", residual: float) -> tuple[str, .
         why = sorted({s.why for _, s in averaged if s.why})
         parts.append(f"{'cycle ' + ', '.join(names_avg[:5]) + (' and more' if len(names_avg) > 5 else '') if mixed else 'they'}"
                      f" could not be settled by a mixed choice{' (' + '; '.join(why) + ')' if why else ''}: "
-                     f"there the values are averaged over the iterations (step 1/k, a mixed choice), Bellman residual "
-                     f"{residual:.1e}")
+                     f"there the values are averaged over the iterations (step 1/k, a mixed choice), Bellman "
+                     f"{residual_words(residual)}")
     return ("; ".join(parts),)
 
 
