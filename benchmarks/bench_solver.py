@@ -4,6 +4,7 @@ ratio against a plain textbook value iteration.  A script that prints figures (n
     python benchmarks/bench_solver.py              # standard x3, ten-thousand x1, textbook ratio
     python benchmarks/bench_solver.py --quick      # standard x1 and the textbook ratio only
     python benchmarks/bench_solver.py --players 3  # standard for three players, x1 (--repeat N for a median)
+    python benchmarks/bench_solver.py --players 4 --goal 2000 --opening 500  # four players at goal 2000
     python benchmarks/bench_solver.py --compile    # the compiled kernel's first-run cost (an empty Numba cache)
 
 Each solve runs in a fresh process (no table cache: `compute`), so its peak memory is its own; the
@@ -98,12 +99,19 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=2, help="3: time the three-player solve of standard only")
     parser.add_argument("--repeat", type=int, default=1, help="runs of the three-player solve (median)")
     parser.add_argument("--compile", action="store_true", help="the compiled kernel's first-run cost only")
+    parser.add_argument("--goal", type=int, default=None, help="with --players: standard at this goal instead")
+    parser.add_argument("--opening", type=int, default=None, help="with --goal: this opening (default standard's)")
     args = parser.parse_args()
     if args.compile:
         compile_cost()
         return
-    if args.players != 2:
-        report(f"standard, {args.players} players", [cold_solve("standard", args.players) for _ in range(args.repeat)])
+    if args.players != 2 or args.goal is not None:
+        spec: object = "standard"
+        name = f"standard, {args.players} players"
+        if args.goal is not None:
+            spec = {"goal": args.goal, **({"opening": args.opening} if args.opening is not None else {})}
+            name = f"goal {args.goal}, {args.players} players"
+        report(name, [cold_solve(spec, args.players) for _ in range(args.repeat)])
         return
     runs = 1 if args.quick else 3
     report("standard", [cold_solve("standard") for _ in range(runs)])

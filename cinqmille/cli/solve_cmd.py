@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import click
 
 from ..parsing import WholeNumber
@@ -49,14 +51,22 @@ def headline(result: SolveResult) -> dict:
               help=f"Refuse to solve beyond N turn states (default {MAX_STATES:,} or $CINQMILLE_MAX_STATES).")
 @click.option("--max-memory", type=WholeNumber(1, 1 << 20), default=None, metavar="GIB",
               help=f"Refuse to solve beyond GIB GiB of memory (default {MAX_BYTES >> 30} or $CINQMILLE_MAX_MEMORY).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Run the solve's passes on the Dask cluster at ADDRESS (tcp://host:8786); default: in this process.")
 @json_option
 @friendly_errors
 def command(rules_spec: str, objective: str, players: int, no_cache: bool, max_states: int | None,
-            max_memory: int | None, as_json: bool) -> None:
+            max_memory: int | None, scheduler: str | None, as_json: bool) -> None:
     """Solve a ruleset (or load it from the cache) and print its headline figures."""
     rules = resolve_rules(rules_spec)
     limits = Limits.from_env(max_states, max_memory)
-    result = solve(rules, objective, use_cache=not no_cache, limits=limits, players=players)  # type: ignore[arg-type]
+    with contextlib.ExitStack() as stack:
+        if scheduler is not None:
+            from ..solver.distributed import use_cluster
+
+            stack.enter_context(use_cluster(scheduler))
+        result = solve(rules, objective, use_cache=not no_cache, limits=limits,  # type: ignore[arg-type]
+                       players=players)
     data = headline(result)
     if as_json:
         emit_json(data)

@@ -19,6 +19,7 @@ and cuts the rows between threads.
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal, overload
@@ -33,6 +34,10 @@ from . import compiled
 NEG = -np.inf
 #: Row-layers of a pass (the sum of ``cap + 1`` over its rows) from which its rows are cut between threads.
 THREAD_WORK = 2000
+#: The Dask cluster that passes run on (`distributed.use_cluster`; empty: in this process, on every core).
+CLUSTER: list[Any] = []
+#: Set in a thread that runs a cluster's chunk (a worker may share the driver's process): its passes stay here.
+ON_WORKER = threading.local()
 _POOL: list[tuple[ThreadPoolExecutor, int]] = []  # the pool and its threads
 os.register_at_fork(after_in_child=_POOL.clear)  # a forked child has none of its parent's threads
 Pair = tuple[np.ndarray, np.ndarray]  # (A, B) of values affine in the bust value: A + B L
@@ -337,6 +342,11 @@ class TurnKernel:
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
         """One backward pass for P rows; returns (A, B) of the turn start (0 points, D dice).
 
+        Inside `distributed.use_cluster` a pass without `keep_table` over many
+        rows is cut into chunks run on a Dask cluster's workers (the same
+        compiled pass there: each row's arithmetic is the same, so the values
+        are the same bits).
+
         With `rows`, the pass is over those rows of `scores`, `caps`, `bank` and
         `term_bank` only (read where they are, not copied), `l0` and the results
         having one entry per row of `rows`.
@@ -350,6 +360,12 @@ class TurnKernel:
         between threads when there is enough work (`THREAD_WORK`); each row's
         arithmetic is the same either way.
         """
+        if not keep_table and CLUSTER and not getattr(ON_WORKER, "on", False):
+            from .distributed import run_on_cluster
+
+            done = run_on_cluster(CLUSTER[0], self, scores, caps, bank, l0, term_bank, rows)
+            if done is not None:
+                return done[0], done[1], None, None
         d = self.d
         index = _plain(np.arange(len(scores)) if rows is None else rows, np.int64)  # pass row -> table row
         p = len(index)
