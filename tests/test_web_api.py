@@ -321,3 +321,21 @@ def test_rules_answer_their_key_rules_in_words_and_the_whole_ruleset(client: Tes
     assert [k["topic"] for k in data["key_rules"]] == ["goal", "opening", "penalties"]
     assert words in next(k["text"] for k in data["key_rules"] if k["topic"] == topic)
     assert data["toml"] == to_toml(rules_of({"rules": rules}))
+
+
+def test_setting_up_a_game_of_three_starts_its_table(client: TestClient) -> None:
+    """POST /api/sheet of a three-player game starts solving its table before any question; advice then answers."""
+    rules = {"toml": 'name = "three-ahead"\ngoal = 450\nopening = 150\n'}
+    sheet = {"rules": rules, "players": ["Ann", "Bob", "Cy"], "entries": []}
+    first = client.post("/api/sheet", json=sheet)
+    assert first.status_code == 200
+    table = first.json()["table"]
+    assert table["status"] in ("solving", "ready")
+    for _ in range(600):
+        if table["status"] == "ready":
+            break
+        time.sleep(0.05)
+        table = client.get("/api/progress", params={"job": table["job"]}).json()
+    assert table["status"] == "ready"
+    answer = client.post("/api/advice", json={**sheet, "turn": 100, "dice": 3})
+    assert answer.status_code == 200 and answer.json()["position"]["opp"] == [0, 0]

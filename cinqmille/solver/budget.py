@@ -32,10 +32,11 @@ _PAD = 8000 // UNIT + 3
 #: Arrays of (rows, layers, dice) floats alive at once in a kernel pass (values, bank values, flat copies).
 _WORK_ARRAYS = 8
 #: Three players and more: copies of a level's (rows, layers, dice, seats) values alive at once, and the
-#: process itself. Fitted to measured peaks (resident set, 2026-12-01): four players at goal 1500 (opening 300)
-#: 394 MB and goal 2000 (opening 500) 800 MB, three-player `standard` 418 MB; the estimate is 5-20 % above each.
+#: process itself (Numba and its compiled kernel included). Fitted to measured peaks (resident set, 2026-12-01):
+#: four players at goal 2000 (opening 500) 1,175 MB with the compiled kernel (800 MB with the NumPy one), goal
+#: 1500 394 MB, three-player `standard` 400-460 MB; the estimate is at or above each.
 _LEVEL_ARRAYS = 6
-_PROCESS = 128 * 2**20
+_PROCESS = 400 * 2**20
 
 
 class TooLarge(CinqmilleError):

@@ -45,6 +45,7 @@ from .tables import Job, QueueFull, Tables
 
 if TYPE_CHECKING:
     from ..engine.sheet import SheetState
+    from ..solver.result import SolveResult
 
 
 #: The API's endpoints (docs/web.md).
@@ -131,8 +132,23 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
         return Json({"name": rules.name, "description": rules.description, "rules": to_dict(rules),
                      "spec": _rules_spec(rules), "key_rules": key_rules(rules), "toml": to_toml(rules)})
 
+    def table_for(rules: Rules, players: int) -> "SolveResult | Job":
+        """The table a game of `players` reads (`api.table_players`): at hand, or the job that solves it."""
+        from ..solver.api import table_players
+
+        return store.get(rules, 2 if players == 2 else table_players(rules, players))
+
     def sheet_answer(data: dict[str, Any]) -> Response:
-        return Json(sheet_of(data, rules_of(data)).as_dict())
+        rules = rules_of(data)
+        state = sheet_of(data, rules)
+        out: dict[str, Any] = state.as_dict()
+        if state.to_move is not None:  # start solving the game's table now, before the first question
+            try:
+                table = table_for(rules, len(state.names))
+                out["table"] = table.as_dict() if isinstance(table, Job) else {"status": "ready"}
+            except QueueFull:
+                out["table"] = {"status": "queued later: the server is busy"}
+        return Json(out)
 
     def log_answer(data: dict[str, Any]) -> Response:
         return Json(sheet_log(sheet_of(data, rules_of(data))),
@@ -145,8 +161,6 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
 
     def advice_answer(data: dict[str, Any]) -> Response:
         from ..advice import advise
-        from ..solver.api import table_players
-
         rules = rules_of(data)
         if "players" in data or "entries" in data:
             state = sheet_of(data, rules)
@@ -155,7 +169,7 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
             pos, roll = position_of(data, rules, *_seat_of(state))
         else:
             pos, roll = position_of(data, rules)
-        table = store.get(rules, 2 if pos.others is None else table_players(rules, len(pos.others) + 1))
+        table = table_for(rules, 2 if pos.others is None else len(pos.others) + 1)
         if isinstance(table, Job):
             return Json(table.as_dict(), status_code=202)
         return Json(advise(table, pos, roll).as_dict())
