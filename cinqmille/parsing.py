@@ -76,7 +76,7 @@ def faces(text: str, dice: int, label: str = "roll") -> tuple[int, ...]:
     return out
 
 
-class WholeNumber(click.ParamType):
+class WholeNumber(click.ParamType):  # type: ignore[type-arg]  # older Click stubs are not generic
     """A Click option type reading `whole` numbers between `low` and `high`."""
 
     name = "integer"

@@ -24,7 +24,7 @@ def cluster() -> Iterator[object]:
     from distributed import Client, LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as local, Client(local) as client:
+                      dashboard_address=":0") as local, Client(local) as client:
         yield client
 
 

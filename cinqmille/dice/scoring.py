@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from ..rules import Rules
 
@@ -204,7 +204,7 @@ def is_bust(rules: Rules, counts: Counts) -> bool:
     return not readings(rules, counts, False)
 
 
-def sub_counts(counts: Counts):
+def sub_counts(counts: Counts) -> Iterator[Counts]:
     """Every non-empty sub-multiset of `counts`."""
     for sub in itertools.product(*(range(c + 1) for c in counts)):
         if any(sub):
@@ -266,14 +266,14 @@ def legal_keeps(rules: Rules, counts: Counts) -> tuple[Keep, ...]:
         candidates = {k for k in candidates
                       if all(k[f] >= 3 for f in range(6) if counts[f] >= 3)}
     keeps = []
-    for kept in sorted(candidates):
-        val = value(rules, kept, roll)
+    for chosen in sorted(candidates):
+        val = value(rules, chosen, roll)
         assert val is not None
-        keeps.append(Keep(kept, *_points_of(rules, val)))
+        keeps.append(Keep(chosen, *_points_of(rules, val)))
     return tuple(keeps)
 
 
-def counts_of(faces) -> Counts:
+def counts_of(faces: Iterable[int]) -> Counts:
     """Count vector of a sequence of faces 1..6."""
     c = [0] * 6
     for face in faces:

@@ -61,7 +61,7 @@ class DiceTable:
     @property
     def bust(self) -> np.ndarray:
         """(R,) bool: the roll has no legal keep."""
-        return self.keep_start[1:] == self.keep_start[:-1]
+        return np.asarray(self.keep_start[1:] == self.keep_start[:-1])
 
     @property
     def bust_ways(self) -> int:

@@ -11,6 +11,7 @@ of plain Python, and for arrays of states alike, broadcasting its arguments.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
@@ -52,36 +53,36 @@ class BankRules:
         """Scores this far apart (in units) are alike for the rule of 50 (1 without it)."""
         return 100 // self.unit if self.rule_of_50 else 1
 
-    def opened(self, a):
+    def opened(self, a: Any) -> Any:
         """Whether a player with banked `a` has opened (always, when there is no opening)."""
         return (a > 0) | (self.opening == 0)
 
-    def least(self, a):
+    def least(self, a: Any) -> Any:
         """The smallest turn a player with banked `a` may bank: the opening until opened, then min_bank (> 0)."""
         return self.min_bank + (self.opening - self.min_bank) * (self.opened(a) ^ True)
 
-    def hand_ok(self, m):
+    def hand_ok(self, m: Any) -> Any:
         """Whether a bank is allowed with `m` dice in hand: a full hand must be rolled unless `full_bank`."""
         return self.full_bank | (m != self.dice)
 
-    def allowed(self, a, t, m=None):
+    def allowed(self, a: Any, t: Any, m: Any = None) -> Any:
         """Whether a player with banked `a` may bank `t` turn points with `m` dice in hand (None: not a full hand)."""
         ok = t >= self.least(a)
         return ok if m is None else ok & self.hand_ok(m)
 
-    def overshoots(self, a, t):
+    def overshoots(self, a: Any, t: Any) -> Any:
         """Whether turn points `t` on banked `a` pass the goal under `exact`: the keep that got there is a bust."""
         return self.exact & (a + t > self.goal)
 
-    def fault(self, new):
+    def fault(self, new: Any) -> Any:
         """Rule of 50: a bank that would leave the score `new` ending in 50 points is a fault (False without it)."""
         return self.rule_of_50 and new * self.unit % 100 == 50
 
-    def reaches(self, score):
+    def reaches(self, score: Any) -> Any:
         """Whether a banked score wins (or starts the last round): `>= goal`, or `== goal` under `exact`."""
         return (score == self.goal) if self.exact else (score >= self.goal)
 
-    def outcome(self, a, t):
+    def outcome(self, a: Any, t: Any) -> tuple[Any, Any, Any]:
         """(kind, new score, wins) of banking `t` on `a`; the score stays `a` unless the kind is SCORED.
 
         A final-stretch player (``a >= start``) who stops short of the goal makes

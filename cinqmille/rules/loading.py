@@ -93,7 +93,7 @@ class _Checker:
             raise self.fail(key, f"at most {MAX_POINTS:,} points, got {_short(value)}")
         if value % 50:
             raise self.fail(key, f"points must be a multiple of 50, got {value}")
-        return value
+        return int(value)
 
     def boolean(self, key: str, value: Any) -> bool:
         if not isinstance(value, bool):

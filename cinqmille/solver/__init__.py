@@ -2,7 +2,8 @@
 
 from .api import OBJECTIVES, compute, load, save, solve
 from .cache import CorruptTable, cache_dir, solver_version
-from .result import Option, SolveResult, TurnTable, parse_faces
+from .policy import TurnTable
+from .result import Option, SolveResult, parse_faces
 from .two_player import relaxations
 
 __all__ = [

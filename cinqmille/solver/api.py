@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Mapping
+from typing import Any
 from pathlib import Path
 
 import numpy as np
@@ -171,7 +172,7 @@ RESULT_META: dict[str, type | tuple[type, ...]] = {"objective": str, "residual":
                "assumptions": list, "solver_version": str, "extra": dict, "players": int}
 
 
-def _result(rules: Rules, arrays: dict[str, np.ndarray], meta: dict) -> SolveResult:
+def _result(rules: Rules, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> SolveResult:
     """The result of a cached table, its metadata checked (`CorruptTable` when a field is missing or mistyped)."""
     cache.check_meta(meta, RESULT_META)
     if not 0.0 <= float(meta["residual"]) < np.inf or not 1 <= meta["players"] <= MAX_PLAYERS or meta["states"] < 0:

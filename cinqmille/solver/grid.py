@@ -49,7 +49,7 @@ class ScoreGrid:
 
     def opened(self, score: np.ndarray) -> np.ndarray:
         """Whether a player with this banked score (units) has opened."""
-        return self.bank.opened(np.asarray(score))
+        return np.asarray(self.bank.opened(np.asarray(score)))
 
     def _banks(self, a: np.ndarray, tmax: int) -> tuple[np.ndarray, tuple[np.ndarray, ...], tuple[np.ndarray, ...],
                                                          np.ndarray, np.ndarray]:

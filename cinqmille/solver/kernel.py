@@ -89,7 +89,7 @@ class KeepGraph:
 
     def targets(self, t: np.ndarray) -> np.ndarray:
         """Turn units after each keep, from turn units `t`: (..., K)."""
-        return np.asarray(t)[..., None] + self.keep_units
+        return np.asarray(np.asarray(t)[..., None] + self.keep_units)
 
 
 def build_keep_graph(rules: Rules) -> KeepGraph:
@@ -100,7 +100,7 @@ def build_keep_graph(rules: Rules) -> KeepGraph:
     probs: list[np.ndarray] = []
     bust = np.zeros(d)
     for n, table in dice_tables(rules).items():
-        merged: dict[tuple, float] = {}
+        merged: dict[tuple[tuple[int, int, bool], ...], float] = {}
         for r in range(len(table.ways)):
             ks = table.keeps_of(r)
             if not len(ks):
@@ -166,7 +166,7 @@ class Prediction:
 
     def targets(self, t: np.ndarray | int) -> np.ndarray:
         """Turn units after a right prediction and each keep, from turn units `t`: (..., K2)."""
-        return 2 * (np.asarray(t)[..., None] + self.keep_units)
+        return np.asarray(2 * (np.asarray(t)[..., None] + self.keep_units))
 
 
 def fold_slots(target: np.ndarray, next_dice: np.ndarray, d: int, last: int, period: int, exact: bool,
@@ -176,7 +176,7 @@ def fold_slots(target: np.ndarray, next_dice: np.ndarray, d: int, last: int, per
     idx = folded * d + (next_dice - 1)
     if exact:
         idx = np.where(target > last, bust_slot, idx)
-    return idx
+    return np.asarray(idx)
 
 
 def backup(classes: KeepGraph | Prediction, a: np.ndarray, bust: Any = 0.0) -> np.ndarray:
@@ -187,8 +187,8 @@ def backup(classes: KeepGraph | Prediction, a: np.ndarray, bust: Any = 0.0) -> n
     the dice rolled (or, for a `Prediction`, the announcement). `bust` broadcasts
     against ``a[..., 0]``. The kernel's affine form is `compiled.choose` then `compiled.weigh`.
     """
-    return (np.maximum.reduceat(a, classes.class_start, axis=-1) @ classes.class_prob
-            + classes.bust_prob * np.asarray(bust)[..., None])
+    return np.asarray((np.maximum.reduceat(a, classes.class_start, axis=-1) @ classes.class_prob
+            + classes.bust_prob * np.asarray(bust)[..., None]))
 
 
 #: Values this close are a tie for the player to move (docs/solver.md, "Ties").

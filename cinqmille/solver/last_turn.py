@@ -62,7 +62,7 @@ class LastTurn:
 
     def lowest_bank(self, b: np.ndarray) -> np.ndarray:
         """Smallest turn (units) a player with score `b` may bank."""
-        return self.bank.least(np.asarray(b))
+        return np.asarray(self.bank.least(np.asarray(b)))
 
     def _lookup(self, table: list[np.ndarray], c: np.ndarray, r: np.ndarray, m: np.ndarray) -> np.ndarray:
         """U[c, r, m] for arrays (r = turn units still needed; r <= 0 is the success region)."""
@@ -104,7 +104,7 @@ class LastTurn:
         offer_t = np.asarray(offer_t, dtype=np.int64)
         take = self._lookup(self.roll, c, thr - offer_t, np.asarray(offer_m, dtype=np.int64))
         take = np.where(possible & self.bank.opened(b) & ~self.bank.overshoots(b, offer_t), take, 0.0)
-        return np.maximum(fresh, take)
+        return np.asarray(np.maximum(fresh, take))
 
     def plateau(self, c: np.ndarray, m: np.ndarray) -> np.ndarray:
         """A fresh last turn's chance far past the goal (only an instant win is left), by parity class."""

@@ -115,7 +115,7 @@ def components(succ: np.ndarray, n: int) -> np.ndarray:
     p = len(succ)
     inside = succ >= 0
     links = csr_matrix((np.ones(int(inside.sum())), (rows[inside], succ[inside])), shape=(p, p))
-    return connected_components(links, directed=True, connection="weak")[1]
+    return np.asarray(connected_components(links, directed=True, connection="weak")[1])
 
 
 def newton_values(full_a: np.ndarray, big_b: np.ndarray, succ: np.ndarray, outside: np.ndarray,
@@ -166,7 +166,7 @@ def newton_values(full_a: np.ndarray, big_b: np.ndarray, succ: np.ndarray, outsi
 def _all_in(component: np.ndarray, rows: np.ndarray, flag: np.ndarray) -> np.ndarray:
     """For each of `rows`: whether `flag` holds for every row of its component."""
     bad = np.bincount(component[rows], weights=~flag, minlength=int(component.max()) + 1)
-    return bad[component[rows]] == 0
+    return np.asarray(bad[component[rows]] == 0)
 
 
 def solve_level(kernel: TurnKernel, level: LevelTurns, tol: float) -> LevelSolution:

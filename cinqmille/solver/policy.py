@@ -88,10 +88,10 @@ import numpy as np
 
 from ..errors import CinqmilleError
 from ..rules import Rules
-from ..rules.bank import SCORED, BankRules
+from ..rules.bank import SCORED, UNIT, BankRules
 from ..work import working
 from .cache import CorruptTable
-from .kernel import UNIT, KeepGraph, Prediction, TurnKernel, build_keep_graph, rolled
+from .kernel import KeepGraph, Prediction, TurnKernel, build_keep_graph, rolled
 from .seats import passed
 
 NEG = -np.inf
@@ -107,7 +107,7 @@ SAME_PASS_TOL = 1e-12
 # -- the tie-break rule, written once ------------------------------------------------------
 def best(values: np.ndarray) -> np.ndarray:
     """Index of the chosen option along the last axis: the first of the largest values."""
-    return np.argmax(values, axis=-1)
+    return np.asarray(np.argmax(values, axis=-1))
 
 
 def ranking(values: np.ndarray) -> np.ndarray:
@@ -130,10 +130,10 @@ def fold(t: Any, cap: Any, period: int, exact: bool) -> np.ndarray:
     """Layer (0 .. cap + 1) of turn points `t`: terminal states repeat (reach); overshoots share cap + 1 (exact)."""
     t = np.asarray(t)
     if exact:
-        return np.minimum(t, cap + 1)
+        return np.asarray(np.minimum(t, cap + 1))
     if period == 1:
-        return np.minimum(t, cap)
-    return np.where(t < cap, t, cap + (t - cap) % period)
+        return np.asarray(np.minimum(t, cap))
+    return np.asarray(np.where(t < cap, t, cap + (t - cap) % period))
 
 
 def sample_groups(total: int, count: int = SAMPLE_GROUPS) -> np.ndarray:
@@ -213,11 +213,11 @@ class TurnRows:
         """Index into the state arrays of turn points `t` (units) of rows `r`."""
         r = np.asarray(r)
         self._ready(r)
-        return self.offset[r] + fold(t, self.cap[r], self.period, self.exact)
+        return np.asarray(self.offset[r] + fold(t, self.cap[r], self.period, self.exact))
 
     def _cell(self, r: Any, t: Any, m: Any) -> np.ndarray:
         """Flat index of states (layer, dice) into the (layers, D) arrays."""
-        return self.layer(r, t) * self.dice + (np.asarray(m) - 1)
+        return np.asarray(self.layer(r, t) * self.dice + (np.asarray(m) - 1))
 
     def bank(self, r: Any, t: Any, m: Any) -> np.ndarray:
         """Value of banking `t` units with `m` dice in hand (-inf where not allowed)."""
@@ -270,7 +270,7 @@ class TurnRows:
 
     def banks(self, r: Any, t: Any, m: Any) -> np.ndarray:
         """Bank (True) or roll."""
-        return self.move(r, t, m) == 0
+        return np.asarray(self.move(r, t, m) == 0)
 
     def announcement(self, r: Any, t: Any) -> np.ndarray:
         """Points announced before rolling the last two dice, 0 to roll them plainly."""
@@ -278,7 +278,7 @@ class TurnRows:
         if self.predict_v is None:
             return np.zeros(np.broadcast(r, t).shape, dtype=np.int64)
         j = best(self.moves(r, t, np.full(r.shape, 2))[..., 1:])
-        return np.array((0,) + self.choices, dtype=np.int64)[j]
+        return np.asarray(np.array((0,) + self.choices, dtype=np.int64)[j])
 
     def keep(self, r: Any, t: Any, units: Any, left: Any, win: Any, doubled: Any = False,
              valid: Any = True) -> np.ndarray:
@@ -288,7 +288,7 @@ class TurnRows:
 
     def takes_over(self, r: Any, t: Any, m: Any) -> np.ndarray:
         """Take over the offered turn (True) or start afresh."""
-        return best(self.offer_values(r, t, m)) == 1
+        return np.asarray(best(self.offer_values(r, t, m)) == 1)
 
     # -- what the decisions give in points ---------------------------------------------------
     def expectation(self, r: int, a: int) -> "TurnExpectation":
@@ -375,7 +375,7 @@ def _layout(scores: np.ndarray, caps: np.ndarray) -> np.ndarray:
     s = len(scores)
     per_row = caps + 2
     base = np.concatenate([[0], np.cumsum(per_row * s)[:-1]])
-    return (base[:, None] + np.arange(s)[None, :] * per_row[:, None]).reshape(-1).astype(np.int64)
+    return np.asarray((base[:, None] + np.arange(s)[None, :] * per_row[:, None]).reshape(-1).astype(np.int64))
 
 
 class LazyGroups:
@@ -800,7 +800,7 @@ class TurnExpectation:
             return np.where(t <= last, inside, won)
         alpha, beta = self.terminal[name]
         j = np.maximum(t - self.cap, 0) % self.period
-        return np.where(t <= last, inside, UNIT * alpha[j, col] * t + beta[j, col])
+        return np.asarray(np.where(t <= last, inside, UNIT * alpha[j, col] * t + beta[j, col]))
 
     def bank(self, t: Any) -> np.ndarray:
         """Points that banking `t` units adds to the score (0 for a void or faulty bank)."""
@@ -833,13 +833,13 @@ def _chosen(block: TurnRows, r: int, classes: KeepGraph | Prediction, t: np.ndar
     top = np.maximum.reduceat(values, classes.class_start, axis=-1)[:, classes.keep_class]
     tied = np.where(values == top, key, -1)
     first = np.maximum.reduceat(tied, classes.class_start, axis=-1)[:, classes.keep_class]
-    return (values == top) & (tied == first)
+    return np.asarray((values == top) & (tied == first))
 
 
 def _per_class(classes: KeepGraph | Prediction, chosen: np.ndarray, per_keep: np.ndarray) -> np.ndarray:
     """Sum over roll classes of their chance times the figure of the chosen keep (a failed roll counts 0)."""
     picked = np.maximum.reduceat(np.where(chosen, per_keep, -np.inf), classes.class_start, axis=-1)
-    return picked @ classes.class_prob
+    return np.asarray(picked @ classes.class_prob)
 
 
 def turn_expectation(block: TurnRows, r: int, a: int, tol: float = 1e-13,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -20,8 +20,9 @@ from .. import parsing
 from ..errors import CinqmilleError
 from ..position import Position, PositionError
 from ..rules import Rules
+from ..rules.bank import UNIT
 from .grid import ScoreGrid
-from .kernel import UNIT, TurnKernel
+from .kernel import TurnKernel
 from .policy import PolicyTable, TurnRows, TurnTable, differs, keep_choices, ranking, sample_groups
 from .seats import every_seat
 from .turns import GameModel
@@ -39,7 +40,7 @@ class Option:
     points: int | None = None  # points of the keep
     then: str | None = None  # "bank", "roll" or "win" after the keep ("bust" for an overshoot)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """JSON-ready form (absent fields left out)."""
         return {k: v for k, v in self.__dict__.items() if v is not None}
 
@@ -57,7 +58,7 @@ class SolveResult:
     exact: bool
     assumptions: tuple[str, ...]
     solver_version: str
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
     offers: np.ndarray | None = None  # take_over: offers[seat, a, b, t, m-1], the value of being offered (t, m)
     players: int = 2  # 3: values are W[a, b, c, j], the chances of seats j = 0, 1 in playing order from the mover
 

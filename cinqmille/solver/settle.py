@@ -248,7 +248,7 @@ def settle_cycle(kernel: TurnKernel, level: "LevelTurns", rows: np.ndarray, valu
         def gap(q: np.ndarray, choice: tuple[str, ...] = choice, mix: list[int] = mix,
                 star: np.ndarray = star) -> np.ndarray:
             with np.errstate(all="ignore"):
-                return cycle.bust(cycle.values(*pairs(choice, q)))[mix, 0] - star
+                return np.asarray(cycle.bust(cycle.values(*pairs(choice, q)))[mix, 0] - star)
 
         qs = _root(gap, len(mix)) if mix else [np.zeros(0)]
         for q in qs:

@@ -21,8 +21,9 @@ from collections.abc import Callable
 import numpy as np
 
 from ..rules import Rules
+from ..rules.bank import UNIT
 from .grid import ScoreGrid
-from .kernel import NEG, UNIT, BankTable, TurnKernel
+from .kernel import NEG, BankTable, TurnKernel
 from .last_turn import LastTurn
 from .seats import passed
 
