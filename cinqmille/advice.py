@@ -512,13 +512,3 @@ def _figures(o: Choice) -> str:
 
 def _loss(o: Choice) -> str:
     return "best" if o.loss == 0 else f"-{100 * o.loss:.2f} points"
-
-
-def is_cached(rules: Rules, players: int = 2) -> bool:
-    """Whether the `win` table of `rules` for `players` is in the cache already (no solve needed)."""
-    from .solver.cache import cache_path
-
-    try:
-        return cache_path(rules, "win", players).exists()
-    except OSError:  # a cache path the system refuses: `solve` says so and solves without the cache
-        return False

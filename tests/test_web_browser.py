@@ -213,6 +213,13 @@ def shoot(driver: webdriver.Chrome, name: str, width: int, mobile: bool) -> None
     driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
+def fresh_page(d: webdriver.Chrome, server: str) -> None:
+    """The page as a new visitor sees it: no game kept in localStorage."""
+    d.get(server + "/")
+    d.execute_script("localStorage.clear()")
+    d.refresh()
+
+
 def test_a_whole_standard_game_with_advice(server: str, browser: webdriver.Chrome, downloads: Path,
                                            cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two players under `standard`: refusals, undo, a reload, advice (progress, then the answer of advise --json)
@@ -220,9 +227,7 @@ def test_a_whole_standard_game_with_advice(server: str, browser: webdriver.Chrom
     bank-or-roll question whose rows say what they bank and roll."""
     monkeypatch.setenv("CINQMILLE_CACHE", str(cache_dir))
     d = browser
-    d.get(server + "/")
-    d.execute_script("localStorage.clear()")
-    d.refresh()
+    fresh_page(d, server)
     wait(d, lambda d: "5 dice, first to 5000" in text(d, "rules-info"))  # the preset's description, in words
     new_game(d, "standard", ["Ann", "Bob"])
     assert text(d, "status").startswith("Ann to play")
@@ -318,9 +323,7 @@ def test_a_whole_standard_game_with_advice(server: str, browser: webdriver.Chrom
 def test_a_short_game_under_sheet(server: str, browser: webdriver.Chrome) -> None:
     """Under `sheet`: a take-over, a deadly tie, crosses, an overshoot refused, the last round and the winner."""
     d = browser
-    d.get(server + "/")
-    d.execute_script("localStorage.clear()")
-    d.refresh()
+    fresh_page(d, server)
     new_game(d, "sheet", ["Ann", "Bob"])
     assert d.find_element(By.ID, "taken").is_displayed()
     enter_bank(d, 500, dice=2)
@@ -357,9 +360,7 @@ def test_the_rules_in_force_are_on_the_sheet_in_the_words_of_the_server(server: 
     from cinqmille.web.card import key_rules
 
     d = browser
-    d.get(server + "/")
-    d.execute_script("localStorage.clear()")
-    d.refresh()
+    fresh_page(d, server)
     new_game(d, "sheet", ["Ann", "Bob", "Cy"])
     assert text(d, "rules-name") == "sheet"
     shown = [li.text for li in d.find_elements(By.CSS_SELECTOR, "#key-rules li")]
@@ -383,9 +384,7 @@ def test_the_rules_in_force_are_on_the_sheet_in_the_words_of_the_server(server: 
 def test_an_instant_win_asks_first(server: str, browser: webdriver.Chrome) -> None:
     """'Five 1s' does not end the game in one tap: it asks, Cancel keeps the game going, Yes ends it."""
     d = browser
-    d.get(server + "/")
-    d.execute_script("localStorage.clear()")
-    d.refresh()
+    fresh_page(d, server)
     new_game(d, "standard", ["Ann", "Bob"])
     d.find_element(By.ID, "win").click()
     assert d.find_element(By.ID, "win-confirm").is_displayed() and "Ann" in text(d, "win-question")
@@ -402,9 +401,7 @@ def test_five_players_are_told_the_figure_is_an_estimate(server: str, browser: w
     """At five players (read from the four-player table) the advice says, in words, that its figures are an estimate and why, the full text of the
     solver's assumptions on demand; two players get no such note."""
     d = browser
-    d.get(server + "/")
-    d.execute_script("localStorage.clear()")
-    d.refresh()
+    fresh_page(d, server)
     wait(d, lambda d: d.find_element(By.ID, "setup").is_displayed())
     d.find_element(By.ID, "rules-file").send_keys(str(tiny_rules_file))
     wait_text(d, "rules-info", "Using the rules file 'tiny'")
@@ -429,9 +426,7 @@ def test_the_page_passes_an_accessibility_check(server: str, browser: webdriver.
     """axe-core finds no serious or critical violation on the setup, the sheet with an answer, the rules card
     opened and the instant-win question, at phone and laptop widths; Tab reaches every control of the sheet."""
     d = browser
-    d.get(server + "/")
-    d.execute_script("localStorage.clear()")
-    d.refresh()
+    fresh_page(d, server)
     wait(d, lambda d: "5 dice" in text(d, "rules-info"))
     found = axe_violations(d)
     new_game(d, "standard", ["Ann", "Bob"])

@@ -75,12 +75,20 @@ def compute(rules: Rules, objective: Objective = "win", progress: Progress | Non
     )
 
 
+def is_cached(rules: Rules, players: int = 2) -> bool:
+    """Whether the `win` table of `rules` for `players` is in the cache already (no solve needed)."""
+    try:
+        return cache.cache_path(rules, "win", players).exists()
+    except OSError:  # a cache path the system refuses: `solve` says so and solves without the cache
+        return False
+
+
 def table_players(rules: Rules, seats: int, limits: Limits | None = None, most: int = MAX_PLAYERS) -> int:
     """The exact table that a table of `seats` players reads: the most players, up to `seats` and `most`, whose
     `win` table is cached or whose solve fits within `limits`; at least two (the smaller tables are read against
     the opponents who threaten most, `n_player.leading`)."""
     for players in range(min(seats, most, MAX_PLAYERS), 2, -1):
-        if cache.cache_path(rules, "win", players).exists():
+        if is_cached(rules, players):
             return players
         try:
             check_budget(rules, "win", limits, players)

@@ -83,7 +83,7 @@ class Tables:
 
     def get(self, rules: Rules, players: int = 2) -> "SolveResult | Job":
         """The table if it is at hand (memory, or the disk cache), else the job that solves it (started if needed)."""
-        from ..advice import is_cached
+        from ..solver.api import is_cached
 
         key = table_key(rules, players)
         with self._lock:
