@@ -39,16 +39,16 @@ from typing import TYPE_CHECKING, Any
 
 from .position import Position, PositionError
 from .rules import Rules
+from .rules.bank import UNIT
+from .words import number_word, reduction_words, threat_words
 
 if TYPE_CHECKING:  # keep start-up light: the solver is imported by the caller
     from .solver import SolveResult
 
-UNIT = 50
 #: Best two options closer than this (0.5 percentage points of the chance to win): the choice barely matters.
 CLOSE = 0.005
 #: Best two options this far apart or more (5 percentage points): the choice matters a lot.
 DECISIVE = 0.05
-_NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
 
 # -- why banking is not an option ------------------------------------------------------
@@ -153,8 +153,7 @@ def advise(result: "SolveResult", position: Position, roll: str | tuple[int, ...
     exact, assumptions = result.exact, tuple(result.assumptions)
     if position.others is not None and len(position.others) > result.players - 1:
         exact = False
-        assumptions += (f"{len(position.others) + 1} players: read from the {result.players}-player table against "
-                        f"the {result.players - 1} opponents who threaten most (the highest scores)",)
+        assumptions += (reduction_words(len(position.others) + 1, result.players),)
     if roll is None:
         if position.offer is None:  # the dice in hand are explicit: all of them when not given
             position = replace(position, dice=position.hand(rules))
@@ -269,7 +268,7 @@ def keep_words(keep: tuple[int, ...], rolled: int) -> str:
     parts = []
     for face in sorted(set(keep)):
         n = keep.count(face)
-        parts.append(f"the {face}" if n == 1 else f"the {_NUMBERS.get(n, str(n))} {face}s")
+        parts.append(f"the {face}" if n == 1 else f"the {number_word(n)} {face}s")
     if len(parts) == 1:
         return parts[0]
     return ", ".join(parts[:-1]) + " and " + parts[-1]
@@ -404,7 +403,7 @@ def _sentence_bank_or_roll(advice: Advice) -> str:
 
 _CHASE = re.compile(r"^\d+ players: on (\d+) bust cycles? of scores")
 _BOUND = re.compile(r"(?:at most|residual) (\d(?:\.\d+)?e[-+]\d+)")
-_READ_FROM = re.compile(r"^(\d+) players: read from the (\d+)-player table")
+_READ_FROM = re.compile(r"^with (\d+) players: read from the (\d+)-player table")
 _RULE_OFF = re.compile(r"^(\w+)(?: = \w+)?: .*solved as if (?:the rule were|it were) off")
 
 
@@ -425,8 +424,8 @@ def plain_assumption(text: str) -> str:
     read = _READ_FROM.match(text)
     if read:
         seats, table = int(read.group(1)), int(read.group(2))
-        return (f"an estimate: with {seats} players the figure comes from the {table}-player game against the "
-                f"{table - 1} opponents who threaten most, not from this table's own game")
+        return (f"an estimate: with {seats} players the figure comes from the {table}-player game against "
+                f"{threat_words(table - 1)}, not from this table's own game")
     rule = _RULE_OFF.match(text)
     if rule:
         return f"the rule '{rule.group(1)}' is left out (the figures are as if it were off)"

@@ -72,11 +72,11 @@ from .files import atomic_write_all, check_target
 from .parsing import quoted, whole
 from .position import check_score
 from .rules import Rules, to_dict
+from .rules.bank import UNIT
 
 if TYPE_CHECKING:
     from .solver import SolveResult
 
-UNIT = 50
 COLUMNS: tuple[str, ...] = ("me", "opp", "seat", "turn", "dice", "action", "win", "bank", "roll")
 KEEP_COLUMNS: tuple[str, ...] = ("me", "opp", "seat", "turn", "dice", "rolled", "keep", "points", "left", "then")
 THEN: tuple[str, ...] = ("bank", "roll", "win", "bust")  # the codes 0..3 of the keep table's `then`
@@ -193,7 +193,7 @@ def pair_rows(result: "SolveResult", me: int, opp: int, reach: np.ndarray, seat:
               labels: dict[str, int] | None = None) -> Columns:
     """The rows of one score pair (real points) and kind of row (`seat`: the seat, or the counters'
     kind), turn points ascending, then dice (from the policy table); `labels`: its label columns."""
-    block, r = result.policy.spot(me, opp, seat)
+    block, r = result.policy, int(result.policy.row(me // UNIT, opp // UNIT, seat))
     labels = {"seat": seat} if labels is None else labels
     names = ("me", "opp", *labels, *COLUMNS[3:])
     return _block_rows(block, r, reach, {"me": me, "opp": opp, **labels}, names)

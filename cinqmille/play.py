@@ -23,6 +23,7 @@ moves are shown as the referee logs them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Protocol, cast
 
 import numpy as np
@@ -36,7 +37,10 @@ from .errors import CinqmilleError
 from .parsing import faces, whole
 from .players import HUMAN, SYNONYMS
 from .policies.heuristics import best_keep
-from .policies.optimal import OptimalPolicy, opponent_score, others_in_order, view_counters, view_seat
+from .policies.optimal import OptimalPolicy
+from .policies.optimal import view_position as engine_position
+from .solver.n_player import leading
+from .words import players_words, table_words, threat_words
 from .policies.seats_table import seats_of
 from .position import Position, PositionError
 from .rules import Rules
@@ -60,21 +64,14 @@ ResultProvider = Callable[[], "object"]
 
 
 def view_position(result, view: GameView, offer: tuple[int, int] | None = None) -> Position:  # type: ignore[no-untyped-def]
-    """The solver's position for the question the referee asks in `view` (seat, last turn, offer)."""
-    target = None
-    if view.last_round is not None:
-        if not result.rules.last_round:
-            raise PositionError("a last round is in progress, which this ruleset does not have")
-        target = view.last_round.target
-    seat = view_seat(view)
-    dice = None if view.roll is not None or offer is not None else view.dice_in_hand
-    if len(view.players) > 2 and getattr(result, "players", 2) > 2:  # the three-player table (reduced beyond)
-        others = others_in_order(view)
-        return Position(view.score, others[0], 0 if offer is not None else view.turn_points, dice,
-                        offer=offer, target=target, others=others)
-    scoreless = view_counters(view) if view.rules.zero_turns is not None and len(view.players) == 2 else (0, 0)
-    return Position(view.score, opponent_score(view), 0 if offer is not None else view.turn_points, dice,
-                    seat=seat, offer=offer, target=target, scoreless=scoreless)
+    """The solver's position for the question the referee asks in `view` (the engine policy's reading,
+    `optimal.view_position`), for the advice of `result`."""
+    if view.last_round is not None and not result.rules.last_round:
+        raise PositionError("a last round is in progress, which this ruleset does not have")
+    position = engine_position(view, offer)
+    if position.others is not None and getattr(result, "players", 2) == 2:  # the two-player table: the leader
+        return replace(position, opp=leading(position.others, 1)[0], others=None)
+    return position
 
 
 def view_advice(result, view: GameView) -> Advice:  # type: ignore[no-untyped-def]
@@ -94,7 +91,7 @@ def keep_matching(keeps: tuple[Keep, ...], faces: tuple[int, ...]) -> Keep | Non
 def bot_policy(result, explain: Callable[[str], None] | None = None) -> OptimalPolicy:  # type: ignore[no-untyped-def]
     """`play`'s bot: the engine policy `optimal` on the result's policy table, explaining itself to `explain`."""
     narrate = bot_narrator(result, explain) if explain is not None else None
-    if getattr(result, "players", 2) > 2:  # the three-player table of the same result (rows computed when read)
+    if getattr(result, "players", 2) > 2:  # the n-player table of the same result (rows computed when read)
         return OptimalPolicy(result.rules, narrate=narrate, seats=seats_of(result))
     return OptimalPolicy(result.rules, result.policy, narrate=narrate)
 
@@ -339,12 +336,10 @@ def seat_policy(rules: Rules, spec: str, rng: np.random.Generator | None) -> obj
 
 def seats_note(seats: int, solved_for: int) -> str:
     """What the bot's table is at a table of `seats` players, its result being solved for `solved_for`."""
-    if solved_for < 3:
-        return "Note: the bot is solved for two players; here it plays against the leading opponent."
-    if seats == 3:
-        return "Note: the bot plays the exact three-player table."
-    return (f"Note: the bot is solved for three players; with {seats} it plays against the two opponents who "
-            "threaten most (the highest scores).")
+    if solved_for == seats:
+        return f"Note: the bot plays the exact {table_words(seats)[4:]}."
+    return (f"Note: the bot is solved for {players_words(solved_for)}; with {seats} it plays against "
+            f"{threat_words(solved_for - 1)} (the highest scores).")
 
 
 def play_text(rules: Rules, players: Sequence[str], console: Console, *,

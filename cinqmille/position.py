@@ -15,7 +15,7 @@ that some keeps reach from the start of a turn).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .errors import CinqmilleError
@@ -53,6 +53,36 @@ class Position:
     target: int | None = None  # last round: the score the opponent finished on; this is my last turn
     others: tuple[int, ...] | None = None  # three players or more: every opponent's score in playing order (opp first)
     scoreless: tuple[int, int] = (0, 0)  # zero_turns: scoreless turns in a row of the mover and of the next player
+
+    @classmethod
+    def at_table(cls, rules: Rules, scores: Sequence[int], mover: int, zero_turns: Sequence[int] = (),
+                 target: int | None = None, offer: tuple[int, int] | None = None, turn: int = 0,
+                 dice: int | None = None) -> "Position":
+        """The position of the player to move at a table: the one reading of a game's state (the engine's view,
+        the score sheet) as the solver's question.
+
+        `scores` and `zero_turns` are per seat (seat 0 opens each round), `mover`
+        the seat to move. The opponents are listed in playing order from the
+        mover; with two players `seat` says whether the mover opens each round
+        and `scoreless` holds the scoreless-turn counters (the mover's, the next
+        player's) under `zero_turns`; in a last round `target` is the score to
+        beat (the mover's last turn is read against it alone). Not validated.
+
+        >>> from cinqmille.rules import load_rules
+        >>> Position.at_table(load_rules("standard"), (1000, 2000, 3000), mover=1).others
+        (3000, 1000)
+        """
+        n = len(scores)
+        others = tuple(int(scores[(mover + i) % n]) for i in range(1, n))
+        me = int(scores[mover])
+        target = None if target is None else int(target)
+        if n > 2:
+            return cls(me, others[0], turn, dice, offer=offer, target=target, others=others)
+        scoreless = (0, 0)
+        if rules.zero_turns is not None and zero_turns:
+            scoreless = (int(zero_turns[mover]), int(zero_turns[(mover + 1) % n]))
+        return cls(me, others[0], turn, dice, seat=0 if mover == 0 else 1, offer=offer, target=target,
+                   scoreless=scoreless)
 
     def hand(self, rules: Rules) -> int:
         """Dice in hand (all the dice when not given)."""

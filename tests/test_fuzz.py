@@ -1357,26 +1357,25 @@ class Cached:
 
 def _read_table(kind: str, rules: Any) -> dict[str, np.ndarray]:
     """Read a table the way its users do (the memos emptied first): its arrays."""
-    from cinqmille.policies import optimal, seats_table
+    from cinqmille.policies import optimal, tables
     from cinqmille.solver import solve
 
-    optimal._MEMO.clear()
-    seats_table._MEMO.clear()
+    tables.forget()
     if kind == "solve3":
         return {"values": solve(rules, "win", players=3).values}
     if kind == "solve-zero":
         return {"values": solve(rules, "win").values}
     if kind == "policy3":
-        return seats_table.seats_table(rules, complete=True).arrays()
+        return tables.policy_table(rules, 3, complete=True).arrays()
     return optimal.optimal_table(rules).arrays()
 
 
 def _table_spec(kind: str, rules: Any) -> Any:
-    from cinqmille.policies import optimal, seats_table
+    from cinqmille.policies import tables
     from cinqmille.solver import api
 
     return {"solve3": lambda: api.result_spec(rules, "win", 3), "solve-zero": lambda: api.result_spec(rules, "win"),
-            "policy3": lambda: seats_table._spec(rules), "policy-zero": lambda: optimal._spec(rules)}[kind]()
+            "policy3": lambda: tables.table_spec(rules, 3), "policy-zero": lambda: tables.table_spec(rules, 2)}[kind]()
 
 
 @pytest.fixture(scope="module")

@@ -167,9 +167,9 @@ def test_table_is_cached_on_disk(session_cache) -> None:
     first = optimal_table(TINY)
     files = list(session_cache.glob("tiny1000-optimal-policy-*.npz"))
     assert len(files) == 1
-    from cinqmille.policies import optimal as module
+    from cinqmille.policies import tables
 
-    module._MEMO.clear()
+    tables.forget()
     second = optimal_table(TINY)
     assert second is not first
     assert np.array_equal(first.roll_v, second.roll_v) and np.array_equal(first.bank_v, second.bank_v)

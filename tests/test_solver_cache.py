@@ -224,22 +224,22 @@ def test_forged_policy_table_is_recomputed(what: str, ruleset: str, cache_dir: P
     checksum gives one warning, is rebuilt equal to a fresh table, and the next run reads it silently."""
     import warnings
 
-    from cinqmille.policies import optimal
+    from cinqmille.policies import optimal, tables
 
     rules = rules_from_dict(TINY if ruleset == "tiny" else ZERO3, "forge")
-    optimal._MEMO.clear()
+    tables.forget()
     good = optimal.optimal_table(rules).arrays()
-    path = optimal._table_path(rules)
+    path = tables.table_path(rules, 2)
     if what in META_FORGERIES:
-        _reforge(path, optimal._spec(rules), meta=META_FORGERIES[what])
+        _reforge(path, tables.table_spec(rules, 2), meta=META_FORGERIES[what])
     else:
-        _reforge(path, optimal._spec(rules), _policy_forgeries({})[what](_arrays(path)))
-    optimal._MEMO.clear()
+        _reforge(path, tables.table_spec(rules, 2), _policy_forgeries({})[what](_arrays(path)))
+    tables.forget()
     with pytest.warns(UserWarning, match="recomputing"):
         table = optimal.optimal_table(rules)
     for name, array in good.items():
         assert np.allclose(table.arrays()[name], array, rtol=0, atol=1e-12, equal_nan=True), name
-    optimal._MEMO.clear()
+    tables.forget()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         optimal.optimal_table(rules)
@@ -260,19 +260,19 @@ SEATS_FORGERIES = {
 def test_forged_three_player_table_is_recomputed(what: str, cache_dir: Path) -> None:
     """A cached three-player policy table with a move of 7, flipped moves, reversed scores or values, or bad
     metadata, and a valid checksum, gives one warning and is rebuilt equal to a fresh table."""
-    from cinqmille.policies import seats_table as st
+    from cinqmille.policies import tables
 
     rules = rules_from_dict(THREE, "forge3")
-    st._MEMO.clear()
-    good = st.seats_table(rules, complete=True).arrays()
-    path = st._table_path(rules)
+    tables.forget()
+    good = tables.policy_table(rules, 3, complete=True).arrays()
+    path = tables.table_path(rules, 3)
     if what in META_FORGERIES:
-        _reforge(path, st._spec(rules), meta=META_FORGERIES[what])
+        _reforge(path, tables.table_spec(rules, 3), meta=META_FORGERIES[what])
     else:
-        _reforge(path, st._spec(rules), SEATS_FORGERIES[what](_arrays(path)))
-    st._MEMO.clear()
+        _reforge(path, tables.table_spec(rules, 3), SEATS_FORGERIES[what](_arrays(path)))
+    tables.forget()
     with pytest.warns(UserWarning, match="recomputing"):
-        table = st.seats_table(rules, complete=True)
+        table = tables.policy_table(rules, 3, complete=True)
     again = table.arrays()
     for name, array in good.items():
         assert again[name].shape == array.shape and np.allclose(again[name], array, rtol=0, atol=1e-12), name

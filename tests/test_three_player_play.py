@@ -6,14 +6,13 @@ import numpy as np
 import pytest
 
 from cinqmille.engine import play_game
-from cinqmille.policies.optimal import OptimalPolicy, others_in_order
+from cinqmille.policies.optimal import OptimalPolicy, view_position
 from cinqmille.policies.seats_table import SeatsTable
 from cinqmille.rules import rules_from_dict
 from cinqmille.simulation import SimConfig, simulate
 from cinqmille.simulation.model import roll_model
-from cinqmille.simulation.vectorised import threatening
 from cinqmille.solver import compute
-from cinqmille.solver.n_player import leading, seat_rows
+from cinqmille.solver.n_player import leading, seat_rows, threatening
 from cinqmille.solver.policy import keep_order
 
 SMALL = {"goal": 500, "opening": 150}
@@ -27,12 +26,19 @@ def _states(block, r: int, dice: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return np.full(t.shape, r), t, m
 
 
-@pytest.mark.parametrize("rules_dict", [SMALL, EXACT, {"goal": 300, "opening": 100, "end": "exact", "prediction": True}])
-def test_every_decision_of_the_table_is_the_advice_rows(rules_dict: dict) -> None:
+@pytest.mark.parametrize("rules_dict, players", [
+    (SMALL, 3), (EXACT, 3), ({"goal": 300, "opening": 100, "end": "exact", "prediction": True}, 3),
+    ({"goal": 300, "opening": 100, "end": "exact"}, 4), ({"goal": 300, "opening": 100, "prediction": True}, 4)])
+def test_every_decision_of_the_table_is_the_advice_rows(rules_dict: dict, players: int) -> None:
     """At every row and turn state the table's move, announcement and keep of every roll class (stored from
-    groups of rows) are those of the advice's row alone (`n_player.seat_rows`), and its values agree to 1e-13."""
+    groups of rows) are those of the advice's row alone (`n_player.seat_rows`), and its values agree to 1e-13,
+    for three and four players; the engine policy reads the same row."""
+    import itertools
+
+    from cinqmille.position import Position
+
     rules = rules_from_dict(rules_dict)
-    result = compute(rules, players=3)
+    result = compute(rules, players=players)
     table = SeatsTable.of(result).complete()
     mod = roll_model(rules)
     d = rules.dice
@@ -43,32 +49,37 @@ def test_every_decision_of_the_table_is_the_advice_rows(rules_dict: dict) -> Non
         cand[cls, : len(ks)] = ks[keep_order(mod.units[ks], mod.next[ks], mod.win[ks])]
     cand = (mod.units[cand], mod.next[cand], mod.win[cand], False, mod.cand_ok)
     checked = 0
-    for a in scores:
-        for b in scores:
-            for c in scores:
-                block = seat_rows(result, a, np.array([[b, c]]))
-                row = table.row(a, b, c)
-                r0, t, m = _states(block, 0, d)
-                rr = np.full(t.shape, row)
-                assert np.abs(block.value(r0, t, m) - table.value(rr, t, m)).max() < 1e-13
-                assert np.array_equal(block.move(r0, t, m), table.move(rr, t, m))
-                assert np.array_equal(block.announcement(r0[:, 0], t[:, 0]), table.announcement(rr[:, 0], t[:, 0]))
-                tt = t[:, :1]
-                assert np.array_equal(block.keep(np.zeros_like(tt), tt, *cand),
-                                      table.keep(np.full_like(tt, row), tt, *cand))
-                checked += 1
-    assert checked == len(scores) ** 3
+    for a, *others in itertools.product(scores, repeat=players):
+        block = seat_rows(result, a, np.array([others]))
+        row = table.row(a, *others)
+        pos = Position(a * 50, others[0] * 50, others=tuple(o * 50 for o in others))
+        assert table.spot(pos) == (table, row)
+        advice_block, _ = result.spot(pos)
+        r0, t, m = _states(block, 0, d)
+        assert np.array_equal(advice_block.move(r0, t, m), block.move(r0, t, m))
+        rr = np.full(t.shape, row)
+        assert np.abs(block.value(r0, t, m) - table.value(rr, t, m)).max() < 1e-13
+        assert np.array_equal(block.move(r0, t, m), table.move(rr, t, m))
+        assert np.array_equal(block.announcement(r0[:, 0], t[:, 0]), table.announcement(rr[:, 0], t[:, 0]))
+        tt = t[:, :1]
+        assert np.array_equal(block.keep(np.zeros_like(tt), tt, *cand),
+                              table.keep(np.full_like(tt, row), tt, *cand))
+        checked += 1
+    assert checked == len(scores) ** players
 
 
-def test_the_vector_reduction_is_leading() -> None:
-    """`threatening` keeps the same opponents, in the same order, as `n_player.leading` (ties to who plays sooner)."""
+def test_the_reduction_keeps_the_highest_scores_in_playing_order() -> None:
+    """`threatening` (and `leading`, one game of it) keeps the highest scores, a tie to who plays sooner, in
+    playing order: checked against the definition written out by hand."""
     rng = np.random.default_rng(3)
     for n in (2, 3, 5, 7):
-        others = rng.choice([0, 150, 200, 300, 450], size=(500, n))
-        cols = threatening(others)
-        got = np.take_along_axis(others, cols, axis=1)
-        for row, pick in zip(others, got):
-            assert tuple(int(x) for x in pick) == leading(tuple(int(x) for x in row), 2)
+        for keep in (1, 2, 3):
+            others = rng.choice([0, 150, 200, 300, 450], size=(300, n))
+            got = np.take_along_axis(others, threatening(others, keep), axis=1)
+            for row, pick in zip(others, got):
+                best = sorted(sorted(range(n), key=lambda i: (-int(row[i]), i))[:keep])
+                want = tuple(int(row[i]) for i in best)
+                assert tuple(int(x) for x in pick) == want == leading(tuple(int(x) for x in row), keep)
 
 
 def test_the_engine_policy_reads_the_row_of_the_two_who_threaten_most() -> None:
@@ -95,7 +106,7 @@ def test_the_engine_policy_reads_the_row_of_the_two_who_threaten_most() -> None:
             others = tuple(scores[(seat + i) % n] for i in range(1, n))
             b, c = leading(others, 2)
             assert row == table.row(scores[seat] // 50, b // 50, c // 50)
-    assert policy.seats is table
+    assert policy.seats(4) is table
 
 
 def test_three_optimal_players_match_the_solve() -> None:
@@ -123,12 +134,12 @@ def test_the_referee_and_the_vector_engine_agree_with_three_and_four_players() -
 
 
 def test_others_are_read_in_playing_order() -> None:
-    """`others_in_order` lists the opponents from the next player on."""
+    """`view_position` lists the opponents from the next player on."""
     rules = rules_from_dict(SMALL)
 
     class Grab(OptimalPolicy):
         def should_bank(self, view):  # type: ignore[no-untyped-def]
-            assert others_in_order(view) == tuple(view.scores[(view.seat + i) % 4] for i in (1, 2, 3))
+            assert view_position(view).others == tuple(view.scores[(view.seat + i) % 4] for i in (1, 2, 3))
             return super().should_bank(view)
 
     play_game(rules, [Grab(rules, seats=SeatsTable.of(compute(rules, players=3)))] * 4, rng=np.random.default_rng(1))
@@ -150,4 +161,4 @@ def test_the_bots_of_a_game_share_one_table() -> None:
 
     result = compute(rules_from_dict({"goal": 300, "opening": 100, "end": "exact"}), players=3)
     bots = [bot_policy(result) for _ in range(5)]
-    assert len({id(bot._seats) for bot in bots}) == 1
+    assert len({id(bot.seats(3)) for bot in bots}) == 1

@@ -102,14 +102,17 @@ def test_advise_reads_the_counters(tmp_path) -> None:
 def test_the_engine_plays_the_counters() -> None:
     """The engine's optimal player reads the row of the counters on the sheet, as `advise --scoreless` does."""
     from cinqmille.engine.state import GameView, new_player
-    from cinqmille.policies.optimal import view_kind
+    from cinqmille.policies.optimal import OptimalPolicy, view_position
 
     rules = rules_from_dict({"goal": 1000, "opening": 0, "zero_turns": {"count": 3, "to": "zero"}}, "z")
+    policy = OptimalPolicy(rules)
     players = (new_player(rules, [600], zero_turns=2), new_player(rules, [300], zero_turns=1))
     view = GameView(rules, 0, players, 0, rules.dice, None, False, False, False, False, None, 0)
-    assert view_kind(view) == 2 * 3 + 1
+    assert view_position(view).scoreless == (2, 1)
+    assert policy.spot(view) == (policy.table, policy.table.row(12, 6, 2 * 3 + 1))
     view = GameView(rules, 1, players, 0, rules.dice, None, False, False, False, False, None, 0)
-    assert view_kind(view) == 1 * 3 + 2
+    assert view_position(view).scoreless == (1, 2)
+    assert policy.spot(view) == (policy.table, policy.table.row(6, 12, 1 * 3 + 2))
 
 
 @pytest.mark.slow

@@ -50,8 +50,8 @@ def command(rules_spec: str, players: str, seed: int | None, verbose: bool) -> N
 
 
 def solved_players(seats: int, rules) -> int:  # type: ignore[no-untyped-def]
-    """The table the bots read: two players, or three (exact, or reduced beyond: the engine's policy table has
-    three seats at most) unless that solve is too large."""
+    """The table the bots read: the most players up to `seats` whose table is cached or fits the budget
+    (`api.table_players`; reduced to the opponents who threaten most beyond it)."""
     from ..solver.api import table_players
 
-    return table_players(rules, seats, most=3)
+    return table_players(rules, seats)

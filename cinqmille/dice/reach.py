@@ -15,9 +15,9 @@ from functools import lru_cache
 import numpy as np
 
 from ..rules import Rules
+from ..rules.bank import UNIT
 from .tables import dice_tables
 
-UNIT = 50
 
 
 @lru_cache(maxsize=32)

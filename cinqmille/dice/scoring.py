@@ -26,14 +26,14 @@ from typing import Iterable, Iterator
 from ..rules import Rules
 
 Counts = tuple[int, ...]  # six counts, one per face
-WIN = float("inf")
+INSTANT_WIN = float("inf")
 
 
 @dataclass(frozen=True, slots=True)
 class Reading:
     """One way to read a set of dice: its value, combinations and free singles."""
 
-    value: float  # WIN for an instant win
+    value: float  # INSTANT_WIN for an instant win
     combos: tuple[Counts, ...]  # multi-dice units, each a count vector
     singles: Counts  # 1s and 5s scored alone
     used: Counts  # every die this reading scores
@@ -90,10 +90,10 @@ def combinations(rules: Rules) -> tuple[Combination, ...]:
 
 
 def group_value(rules: Rules, face: int, size: int) -> float:
-    """Value of `size` (>= 3) dice of `face` read as one group (WIN for five 1s that win; -1 if no such group)."""
+    """Value of `size` (>= 3) dice of `face` read as one group (INSTANT_WIN for five 1s that win; -1 if no such group)."""
     special = {1: rules.five_ones, 5: rules.five_fives}.get(face)
     if size == 5 and special is not None and special != "multiples":
-        return WIN if special == "win" else float(special)
+        return INSTANT_WIN if special == "win" else float(special)
     base = rules.triple(face)
     if size == 3:
         return float(base)
@@ -185,7 +185,7 @@ def _readings(rules: Rules, counts: Counts, complete: bool, roll: int) -> tuple[
 def value(rules: Rules, counts: Counts, roll: int | None = None) -> float | None:
     """Value of keeping exactly these dice from a roll of `roll` dice (default: these dice).
 
-    WIN for an instant win, None if some die does not score.
+    INSTANT_WIN for an instant win, None if some die does not score.
     """
     counts = tuple(counts)
     return _value(rules, counts, sum(counts) if roll is None else roll)
@@ -225,7 +225,7 @@ class Keep:
 
 
 def _points_of(rules: Rules, val: float) -> tuple[int, bool]:
-    if val == WIN:
+    if val == INSTANT_WIN:
         return rules.goal, True
     return int(val), False
 

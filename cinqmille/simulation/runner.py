@@ -7,15 +7,15 @@ the seed, the batch size and the engine, never on the number of workers or
 the backend.
 
 Engines: ``vectorised`` (`vectorised.play_batch`, two to eight players: a ruleset that the solver treats
-exactly, policies with a vectorised form, and with three players or more a
-three-player solve within the budget) or ``referee``
+exactly, policies with a vectorised form, and with three players or more an
+n-player solve within the budget) or ``referee``
 (`referee_path.play_batch_referee`: everything else). ``auto`` picks the first
 that applies.
 
-Three players or more: `optimal` (the engine policy and its vector form) reads the three-player
-policy table (`cinqmille.policies.seats_table`; exact with three players, the
-two opponents who threaten most with four to eight), built complete once by
-`prepare` and cached, so that every batch process reads the same table.
+Three players or more: `optimal` (the engine policy and its vector form) reads the policy table of the
+most players that fits the budget (`api.table_players`, `cinqmille.policies.tables`: exact up to four
+players at small goals, three under `standard`; against the opponents who threaten most beyond it),
+built complete once by `prepare` and cached, so that every batch process reads the same table.
 """
 
 from __future__ import annotations
@@ -105,8 +105,8 @@ def vectorisable(rules: Rules, players: Sequence[str]) -> str | None:
     from .vecpolicies import has_vector_form
 
     names = {p.strip().partition(":")[0] for p in players}
-    if len(players) > 2 and "optimal" in names and three_player_too_large(rules):
-        return "the three-player solve is beyond the budget (optimal plays the two-player table on the referee)"
+    if len(players) > 2 and "optimal" in names and table_seats(rules, len(players)) == 2:
+        return "no solve of three players or more fits the budget (optimal plays the two-player table on the referee)"
     relaxed = relaxations(rules)
     if relaxed:
         return f"the ruleset has rules outside the solved state ({relaxed[0].split(':')[0]})"
@@ -187,10 +187,11 @@ def run_batch(task: BatchTask) -> BatchStats:
 
             pols = _vector_policies(task.rules, task.players, task.cache_dir)
             if len(pols) > 2 and "optimal" in task.players:
-                from ..policies.seats_table import seats_table
+                from ..policies.tables import seats_table
 
+                seats = table_seats(task.rules, len(pols))
                 return play_batch(task.rules, pols, task.games, np.random.default_rng(task.seed),
-                                  seats_table(task.rules, complete=True).rows, table_seats=3)
+                                  seats_table(task.rules, seats, complete=True).rows, table_seats=seats)
             return play_batch(task.rules, pols, task.games, np.random.default_rng(task.seed))
         from .referee_path import play_batch_referee
 
@@ -203,10 +204,11 @@ def prepare(rules: Rules, players: Sequence[str]) -> None:
     if "optimal" in names:
         from ..policies.optimal import optimal_table
 
-        if len(players) > 2 and not three_player_too_large(rules):
-            from ..policies.seats_table import seats_table
+        seats = table_seats(rules, len(players))
+        if seats > 2:
+            from ..policies.tables import policy_table
 
-            seats_table(rules, complete=True)  # the three-player table, complete and cached for the workers
+            policy_table(rules, seats, complete=True)  # the n-player table, complete and cached for the workers
             if rules.last_round:
                 optimal_table(rules)  # the last turns of a last round
         else:
@@ -217,16 +219,12 @@ def prepare(rules: Rules, players: Sequence[str]) -> None:
         expected_table(rules)
 
 
-def three_player_too_large(rules: Rules) -> bool:
-    """Whether the three-player solve of `rules` is beyond the solver's budget (then `optimal` plays the
-    two-player table against the leading opponent)."""
-    from ..solver.budget import TooLarge, check_budget
+def table_seats(rules: Rules, players: int) -> int:
+    """The players of the table `optimal` reads in a game of `players` (`api.table_players`; 2: the two-player
+    table against the leading opponent)."""
+    from ..solver.api import table_players
 
-    try:
-        check_budget(rules, "win", players=3)
-    except TooLarge:
-        return True
-    return False
+    return table_players(rules, players)
 
 
 def run_tasks(tasks: Sequence, func: Callable, jobs: int = 1, backend: Backend = "loky",

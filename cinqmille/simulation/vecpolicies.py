@@ -10,7 +10,7 @@ points `t` in units of 50, dice in hand `m`) and answers two questions:
     The answer must be False where banking is not allowed.
 
 `optimal` asks the policy table (`PolicyTable`; with three players or more the
-three-player table, `SeatsTable`, at the row the loop gives as `pid`); `threshold`, `cautious` and `expected`
+n-player table, `SeatsTable`, at the row the loop gives as `pid`); `threshold`, `cautious` and `expected`
 apply the rules of `cinqmille.policies` (the same guards: never bank a turn
 that scores nothing, always bank a turn that wins). `vector_policy(spec, rules)`
 parses a policy name; `random` has no vectorised form (the referee plays it).
@@ -26,7 +26,9 @@ from ..errors import CinqmilleError
 from ..policies import parse_policy
 from ..policies.heuristics import CautiousPolicy, ThresholdPolicy
 from ..policies.optimal import optimal_table
-from ..policies.seats_table import SeatsTable, seats_table
+from ..policies.seats_table import SeatsTable
+from ..policies.tables import policy_table
+from ..solver.api import table_players
 from ..rules import Rules
 from ..rules.bank import SCORED, UNIT, BankRules
 from ..solver.policy import PolicyTable, TurnRows, keep_order
@@ -74,7 +76,7 @@ class OptimalVec:
         if target is None:
             return self.table, pid
         if not isinstance(self.table, PolicyTable):
-            raise CinqmilleError("the three-player table has no last turns")
+            raise CinqmilleError("the n-player table has no last turns")
         return self.table.last_turns(a, target)
 
     def keep(self, pid: np.ndarray, a: np.ndarray, t: np.ndarray, c: np.ndarray,
@@ -205,7 +207,7 @@ def has_vector_form(spec: str) -> bool:
 def vector_policy(spec: str, rules: Rules, players: int = 2) -> VecPolicy:
     """The vectorised policy named `spec` under `rules` for a table of `players` (checked by `parse_policy` first).
 
-    With three players or more `optimal` reads the three-player policy table (`seats_table`).
+    With three players or more `optimal` reads the n-player policy table the engine reads (`table_players`).
     """
     if not has_vector_form(spec):
         raise CinqmilleError(f"policy '{spec}' has no vectorised form; use the referee")
@@ -214,7 +216,8 @@ def vector_policy(spec: str, rules: Rules, players: int = 2) -> VecPolicy:
         if ":" in spec:
             parse_policy(spec, rules)  # the argument error, one line
         if name == "optimal":
-            return OptimalVec(rules, seats_table(rules, complete=True) if players > 2 else None)
+            seats = table_players(rules, players) if players > 2 else 2
+            return OptimalVec(rules, policy_table(rules, seats, complete=True) if seats > 2 else None)
         return ExpectedVec(rules)
     policy = parse_policy(spec, rules)
     if isinstance(policy, ThresholdPolicy):

@@ -1,9 +1,9 @@
 """Many games at once, in numpy arrays, for the rulesets the solver treats exactly.
 
 `play_batch`, for two to eight players: with three or more the optimal player
-reads the three-player policy table at the row of the two opponents who
-threaten most (`threatening`, the vector form of `n_player.leading`): exact
-with three players, the documented reduction beyond.
+reads the n-player policy table at the row of the opponents who threaten most
+(`n_player.threatening`, the reduction `n_player.leading` reads one game of):
+exact up to the table's players, the documented reduction beyond.
 
 State of a game: every seat's banked score (units of 50), the seat to move,
 the row `pid` of the mover's policy table, turn points `t`, dice in hand `m`,
@@ -26,12 +26,13 @@ import numpy as np
 
 from ..rules import Rules
 from ..solver.grid import ScoreGrid
+from ..solver.n_player import threatening
 from .model import SCORED, roll_model
 from .stats import BatchStats
 from .vecpolicies import VecPolicy
 
 #: Rows of a policy table: ``row_of(mover, *opponents)``, banked scores in units, arrays; the opponents are
-#: the table's (one for the two-player table, the two who threaten most for the three-player one).
+#: the table's (one for the two-player table, the n - 1 who threaten most for the n-player one).
 RowOf = Callable[..., np.ndarray]
 
 
@@ -41,18 +42,6 @@ def pair_rows(grid: ScoreGrid) -> RowOf:
     index = np.full(grid.goal + 1, -1, dtype=np.int64)
     index[grid.scores] = np.arange(s)
     return lambda a, b: index[a] * s + index[b]
-
-
-def threatening(others: np.ndarray, keep: int = 2) -> np.ndarray:
-    """Column indices (games, keep) of the `keep` opponents who threaten most, in playing order.
-
-    The vector form of `n_player.leading`: the highest scores, on a tie the one
-    who plays sooner (`others` holds the opponents' scores in playing order).
-    """
-    n = others.shape[1]
-    key = others * (n + 1) + (n - np.arange(n))[None, :]  # higher score first, then sooner
-    top = np.argsort(-key, axis=1, kind="stable")[:, :keep]
-    return np.sort(top, axis=1)
 
 
 def play_batch(rules: Rules, policies: tuple[VecPolicy, ...], games: int, rng: np.random.Generator,

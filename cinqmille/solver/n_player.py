@@ -234,15 +234,25 @@ def chase_note(chasing: "Chasing | np.ndarray", residual: float) -> tuple[str, .
 
 def leading(others: tuple[int, ...], keep: int) -> tuple[int, ...]:
     """The reduction of a larger table: the `keep` opponents who threaten most (the highest scores; on a tie,
-    the one who plays sooner), in their playing order.
+    the one who plays sooner), in their playing order (one game of `threatening`).
 
     >>> leading((3000, 4500, 1000, 4500), 2)
     (4500, 4500)
     >>> leading((3000, 1000, 4000), 2)
     (3000, 4000)
     """
-    chosen = sorted(sorted(range(len(others)), key=lambda i: (-others[i], i))[:keep])
-    return tuple(others[i] for i in chosen)
+    chosen = threatening(np.array([others], dtype=np.int64), keep)[0]
+    return tuple(int(others[i]) for i in chosen)
+
+
+def threatening(others: np.ndarray, keep: int = 2) -> np.ndarray:
+    """Column indices (games, keep) of the `keep` opponents who threaten most, in playing order: the highest
+    scores, on a tie the one who plays sooner (`others` holds the opponents' scores in playing order, one
+    game a row)."""
+    n = others.shape[1]
+    key = others * (n + 1) + (n - np.arange(n))[None, :]  # higher score first, then sooner
+    top = np.argsort(-key, axis=1, kind="stable")[:, :keep]
+    return np.asarray(np.sort(top, axis=1))
 
 
 def seat_rows(result: "SolveResult", a: int, others: np.ndarray) -> "TurnRows":

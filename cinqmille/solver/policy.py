@@ -87,14 +87,16 @@ from typing import Any, Self
 import numpy as np
 
 from ..errors import CinqmilleError
+from ..position import Position
 from ..rules import Rules
 from ..rules.bank import SCORED, UNIT, BankRules
 from ..work import working
 from .cache import CorruptTable
-from .kernel import KeepGraph, Prediction, TurnKernel, build_keep_graph, rolled
+from .kernel import NEG, KeepGraph, Prediction, TurnKernel, build_keep_graph, rolled
+from .n_player import leading
 from .seats import passed
+from .turns import counted
 
-NEG = -np.inf
 WIN = 1.0  # value of an instant win (the win objective)
 #: Rows (opponent scores) of one group: small enough for a quick advice, large enough for a quick table.
 GROUP = 8
@@ -599,11 +601,22 @@ class PolicyTable(LazyGroups, TurnRows):
             raise CinqmilleError("a banked score that cannot occur under this ruleset")
         return (np.minimum(seat, self.seats - 1) * s + ia) * s + ib
 
-    def spot(self, me: int, opp: int, seat: int = 0, target: int | None = None) -> tuple[TurnRows, int]:
-        """(block, row) of a position in points: the table's row, or my last turn when `target` is given."""
-        if target is not None:
-            return self.last_turn(me // UNIT, target // UNIT)
-        return self, int(self.row(me // UNIT, opp // UNIT, seat))
+    def spot(self, position: Position) -> tuple[TurnRows, int]:
+        """(block, row) where a position is read: my last turn when `target` is set, else the row of its scores
+        and kind (`kind`); with more opponents than one, against the one who threatens most (`leading`)."""
+        if position.target is not None:
+            return self.last_turn(position.me // UNIT, position.target // UNIT)
+        opp = position.opp if position.others is None else leading(position.others, 1)[0]
+        return self, int(self.row(position.me // UNIT, opp // UNIT, self.kind(position)))
+
+    def kind(self, position: Position) -> int:
+        """The kind of row a position is read at (`solver.turns`): the scoreless-turn counters (mine * count +
+        his) under a counted `zero_turns`, else the seat under `last_round` (0 opens each round), else 0."""
+        count = counted(self.rules)
+        if count:
+            mine, his = position.scoreless
+            return mine * count + his
+        return min(position.seat, self.seats - 1)
 
     # -- last turns ------------------------------------------------------------------------------
     def _last_model(self) -> Any:

@@ -132,7 +132,7 @@ class SolveResult:
 
     def take_over_value(self, me: int, opp: int, offer: tuple[int, int], seat: int = 0) -> float:
         """Chance to win when taking over `offer` = (turn points, dice): rolling those dice from those points."""
-        block, r = self.policy.spot(me, opp, self._seat(seat))
+        block, r = self.policy.spot(Position(me, opp, seat=self._seat(seat)))
         return float(block.roll(r, offer[0] // UNIT, offer[1]))
 
     def _seat(self, seat: int) -> int:
@@ -163,14 +163,9 @@ class SolveResult:
                 raise PositionError(f"a {self.players}-player table needs the scores of all "
                                     f"{self.players - 1} opponents (opp)")
             return self.seats_spot(position.me, tuple(others))
-        if others is not None and len(others) > 1:
-            raise PositionError("this table is for two players: give one opponent score")
-        seat = self._seat(position.seat) if position.target is None else 1
-        counters = self.model.counters
-        if counters:  # the table's kind: the scoreless-turn counters (mine, his)
-            mine, his = position.scoreless
-            seat = mine * counters + his
-        return self.policy.spot(position.me, position.opp, seat, position.target)
+        if position.target is None:
+            self._seat(position.seat)  # refuse a seat the table does not have
+        return self.policy.spot(position)
 
     def seats_spot(self, me: int, others: tuple[int, ...]) -> tuple[TurnRows, int]:
         """(block, 0): the turn of a mover with banked `me` against `others` (points, playing order), n players."""

@@ -33,7 +33,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..errors import CinqmilleError
-from ..position import PositionError
+from ..position import Position, PositionError
 from ..rules import Rules, load_rules, preset_descriptions, to_dict, to_toml
 from ..rules.loading import PRESET_NAMES, content_key
 from .access import Access, Guard
@@ -250,22 +250,17 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
 def _seat_of(state: "SheetState") -> tuple[tuple[int, ...], int, int | None, tuple[int, int] | None,
                                            tuple[int, int]]:
     """The scores (the mover's first, then in playing order), seat, last-turn target, offer and scoreless-turn
-    counters (the mover's and the next player's) of a sheet's mover."""
+    counters (the mover's and the next player's) of a sheet's mover: the fields of `Position.at_table`, the one
+    reading of a table's state."""
     rules, n, mover = state.rules, len(state.scores), state.to_move
     assert mover is not None
-    scores = tuple(state.scores[(mover + i) % n] for i in range(n))
-    seat = mover if n == 2 and rules.last_round else 0
-    target = None
     lr = state.last_round
-    if lr is not None:
-        if n != 2:
-            raise ApiError(400, "advice in a last round is for two players (the last round is not yet solved for "
-                                "three or more)")
-        target = lr.target
-        scores = (scores[0], 0)
+    if lr is not None and n != 2:
+        raise ApiError(400, "advice in a last round is for two players (the last round is not yet solved for "
+                            "three or more)")
     offer = None
-    if state.offer is not None and rules.take_over and n == 2 and rules.banking.opened(scores[0]):
+    if state.offer is not None and rules.take_over and n == 2 and rules.banking.opened(state.scores[mover]):
         offer = (state.offer.points, state.offer.dice)
-    players = state.players
-    scoreless = (players[mover].zero_turns, players[(mover + 1) % n].zero_turns) if n == 2 else (0, 0)
-    return scores, seat, target, offer, scoreless
+    pos = Position.at_table(rules, state.scores, mover, tuple(p.zero_turns for p in state.players),
+                            target=None if lr is None else lr.target, offer=offer)
+    return (pos.me,) + (pos.others or (pos.opp,)), pos.seat, pos.target, pos.offer, pos.scoreless

@@ -403,7 +403,7 @@
     return "";
   }
 
-  // "4 players: read from ..." or "last_round: not yet solved ..." -> "4 players", "last round".
+  // "with 4 players: read from ..." or "last_round: not yet solved ..." -> "with 4 players", "last round".
   const simplified = (assumption) => assumption.split(":")[0].replace(/_/g, " ");
 
   function renderEstimate(a, out) {

@@ -1,0 +1,200 @@
+"""The policy table of a ruleset and a number of players, from memory, from the cache directory, or built.
+
+One loader for every table size: `policy_table(rules, players)` gives the
+two-player `PolicyTable` (`cinqmille.solver.policy`: the values of every
+option, read by the advice and the export too) or, for three players and
+more, the `SeatsTable` (`policies/seats_table.py`: the values and moves of
+every state, for the engine and the simulator). Both are built from the solved
+`win` result of the same number of players, cached as ``.npz`` in the solver's
+cache directory (keyed by ruleset content, table format, players and solver
+version; no pickle), and checked when read back (`from_arrays` with the
+result: layout, turn starts, a sample of groups recomputed by the kernel); a
+damaged or forged file is deleted with one warning and the table built again.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import CinqmilleError
+from ..rules import Rules, content_key, load_rules
+from ..solver import cache
+from ..solver.policy import PolicyTable
+from .seats_table import SeatsTable
+
+#: The format of each kind of table file (raised when its arrays change).
+FORMAT = {"pair": 3, "seats": 2}
+#: The metadata of a cached policy table and the type of each field (checked on loading).
+TABLE_META = {"format": int, "period": int, "exact": bool, "assumptions": list}
+#: Tables kept in memory (the oldest is dropped first).
+MEMO_SIZE = 4
+
+AnyTable = PolicyTable | SeatsTable
+
+
+def _kind(players: int) -> str:
+    return "pair" if players == 2 else "seats"
+
+
+def table_path(rules: Rules, players: int = 2) -> Path:
+    """The cache file of the policy table of `rules` for `players`."""
+    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in rules.name)[:40]
+    tag = "optimal" if players == 2 else f"optimal{players}p"
+    return cache.cache_dir() / (f"{safe}-{tag}-policy-t{FORMAT[_kind(players)]}-{content_key(rules)}-"
+                                f"{cache.solver_version()}.npz")
+
+
+def table_spec(rules: Rules, players: int = 2) -> cache.TableSpec:
+    """What a cached policy table must hold (shapes are checked against each other on loading)."""
+    if players == 2:
+        return _pair_spec(rules)
+    return _seats_spec(rules, players)
+
+
+def _pair_spec(rules: Rules) -> cache.TableSpec:
+    arrays: dict[str, tuple[tuple[int, ...] | None, str]] = {
+        "scores": (None, "int64"), "caps": (None, "int64"), "bust": (None, "float64"),
+        "bank": (None, "float64"), "roll": (None, "float64"), "choices": (None, "int64")}
+    if rules.prediction:
+        arrays.update(plain=(None, "float64"), predict=(None, "float64"))
+
+    def check(found: Mapping[str, np.ndarray]) -> str | None:
+        s, d = len(found["scores"]), rules.dice
+        rows = int(((found["caps"] + 2) * s).sum())
+        if found["bank"].shape != (rows, d) or found["roll"].shape != (rows, d) or len(found["bust"]) != len(found["caps"]) * s:
+            return "arrays of inconsistent shapes"
+        for name in ("bust", "roll") + (("plain", "predict") if "plain" in found else ()):
+            x = found[name]
+            if not np.isfinite(x).all() or (x < 0).any() or (x > 1).any():
+                return f"array '{name}' holds values outside [0, 1]"
+        bank = found["bank"]
+        if np.isnan(bank).any() or (bank > 1).any() or ((bank < 0) & (bank != -np.inf)).any():
+            return "array 'bank' holds values outside [0, 1]"
+        return None
+
+    return cache.TableSpec.of(rules, "policy", "win", 2, arrays, check)
+
+
+def _seats_spec(rules: Rules, players: int) -> cache.TableSpec:
+    arrays: dict[str, tuple[tuple[int, ...] | None, str]] = {
+        "scores": (None, "int64"), "caps": (None, "int64"), "value": (None, "float64"), "move": (None, "int8"),
+        "choices": (None, "int64")}
+    if rules.prediction:
+        arrays["announce"] = (None, "int8")
+
+    def check(found: Mapping[str, np.ndarray]) -> str | None:
+        s, d = len(found["scores"]), rules.dice
+        layers = int(((found["caps"] + 2) * s ** (players - 1)).sum())
+        if found["value"].shape != (layers, d) or found["move"].shape != (layers, d):
+            return "arrays of inconsistent shapes"
+        v = found["value"]
+        if not np.isfinite(v).all() or (v < 0).any() or (v > 1).any():
+            return "array 'value' holds values outside [0, 1]"
+        return None
+
+    return cache.TableSpec.of(rules, "policy", "win", players, arrays, check)
+
+
+_MEMO: dict[tuple[str, str, int], AnyTable] = {}
+_LOCK = threading.Lock()
+
+
+def forget() -> None:
+    """Empty the tables kept in memory (the next read loads or builds them again)."""
+    with _LOCK:
+        _MEMO.clear()
+
+
+def policy_table(rules: Rules | str, players: int = 2, use_cache: bool = True, complete: bool = True) -> AnyTable:
+    """The policy table of `rules` for `players`: from memory, from the cache directory, or built.
+
+    A two-player table is always complete. A larger one is built lazily
+    (groups of rows computed when first read, as a game needs them) unless
+    `complete`; a complete table is written to the cache, so that other
+    processes (the simulator's workers) read it instead of computing it again.
+    """
+    from ..solver.api import check_players, solve
+
+    rules = load_rules(rules)
+    check_players("win", players)
+    complete = complete or players == 2
+    key = (content_key(rules), str(cache.cache_dir()), players)
+    with _LOCK:
+        found_memo = _MEMO.get(key)
+    if found_memo is not None and found_memo.rules == rules:
+        if complete and found_memo._source is not None:
+            _save(found_memo.complete(), players, use_cache)
+        return found_memo
+    table: AnyTable | None = None
+    path = table_path(rules, players)
+    writable = use_cache
+    if use_cache:
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            try:
+                found = cache.try_load(path, table_spec(rules, players))
+            except cache.UnreadableTable:  # the solve below says it once if the directory is the trouble
+                found, writable, said = None, False, []
+        for warning in said:
+            warnings.warn(warning.message, stacklevel=2)
+        if found is not None:
+            table = _checked(rules, players, path, *found)
+    if table is None:
+        result = solve(rules, "win", use_cache=use_cache, players=players)
+        table = PolicyTable.of(result) if players == 2 else SeatsTable.of(result)
+        if complete:
+            _save(table.complete(), players, writable)
+    with _LOCK:
+        if len(_MEMO) >= MEMO_SIZE:
+            _MEMO.pop(next(iter(_MEMO)))
+        _MEMO[key] = table
+    return table
+
+
+def _checked(rules: Rules, players: int, path: Path, arrays: dict[str, np.ndarray],
+             meta: dict[str, Any]) -> AnyTable | None:
+    """The cached table, checked against the solved result it comes from (`from_arrays` with `check`); None,
+    with one warning and the file deleted, when it is damaged or forged."""
+    from ..solver.api import solve
+
+    try:
+        cache.check_meta(meta, TABLE_META)
+        want = FORMAT[_kind(players)]
+        if meta["format"] != want:
+            raise cache.CorruptTable(f"a table of format {meta['format']}, expected {want}")
+        result = solve(rules, "win", players=players)
+        kind = PolicyTable if players == 2 else SeatsTable
+        return kind.from_arrays(rules, arrays, meta["period"], meta["exact"], tuple(meta["assumptions"]),
+                                check=result)
+    except cache.CorruptTable as exc:
+        cache.discard(path, exc, stacklevel=4)
+        return None
+
+
+def _save(table: AnyTable, players: int, use_cache: bool) -> None:
+    if not use_cache:
+        return
+    rules = table.rules
+    path = table_path(rules, players)
+    try:
+        cache.save_npz(path, table.arrays(), {"format": FORMAT[_kind(players)], "period": table.period,
+                                              "exact": table.exact_solve, "assumptions": list(table.assumptions),
+                                              "rules": cache.rules_meta(rules)}, table_spec(rules, players))
+        cache.prune_stale(path)
+    except (OSError, CinqmilleError):
+        pass  # the solve has said so already if the cache directory cannot be written
+
+
+def seats_table(rules: Rules | str, players: int = 3, use_cache: bool = True, complete: bool = False) -> SeatsTable:
+    """`policy_table` for three players or more (its type: a `SeatsTable`)."""
+    if players < 3:
+        raise ValueError("a table of seats is for three players or more")
+    table = policy_table(rules, players, use_cache, complete)
+    assert isinstance(table, SeatsTable)
+    return table
