@@ -172,6 +172,7 @@ def layout_problem(arrays: dict[str, np.ndarray], period: Any, want: dict[str, A
 class TurnRows:
     """Turn rows and the values of their states; every decision of the policy (see the module docstring)."""
 
+
     def __init__(self, rules: Rules, cap: np.ndarray, offset: np.ndarray, bust: np.ndarray,
                  bank: np.ndarray, roll: np.ndarray, plain: np.ndarray | None = None,
                  predict: np.ndarray | None = None, choices: tuple[int, ...] = (), period: int = 1,
@@ -255,7 +256,11 @@ class TurnRows:
         t2 = t + np.asarray(units)
         if np.any(doubled):
             t2 = np.where(np.asarray(doubled)[..., None], 2 * t2, t2)
-        return np.where(win, WIN, self.value(r, t2, left))
+        return np.where(win, self.win_worth(t), self.value(r, t2, left))
+
+    def win_worth(self, t: Any) -> Any:
+        """The value of a keep that wins at once from turn units `t` (the `win` objective: 1)."""
+        return WIN
 
     def offer_values(self, r: Any, t: Any, m: Any) -> np.ndarray:
         """Values of a take-over offer (`t` units, `m` dice) in tie-break order: start afresh, take over."""
@@ -1052,7 +1057,7 @@ class TurnDistribution:
 
 
 def turn_distribution(block: TurnRows, r: int, a: int, upto: int | None = None,
-                      tol: float = TRUNCATION) -> TurnDistribution:
+                      tol: float = TRUNCATION, gain: Any = None) -> TurnDistribution:
     """The exact distribution of the outcome of row `r`'s turn (banked `a` units) under the table's decisions.
 
     The same backward pass as `turn_expectation` (`_backward`), each state
@@ -1062,6 +1067,7 @@ def turn_distribution(block: TurnRows, r: int, a: int, upto: int | None = None,
     `min_bank`): the pass runs to a horizon, doubled until the chance of
     passing it is below `tol` from every state up to `upto` units (default: the
     cap), or the horizon passes `HORIZON` goals; `truncated` reports that chance.
+    `gain` (turn units -> points) is what a bank adds (default `bank_gain`).
     """
     rules = block.rules
     graph, _ = _classes(rules)
@@ -1076,7 +1082,8 @@ def turn_distribution(block: TurnRows, r: int, a: int, upto: int | None = None,
         eye = np.eye(width)
 
         def bank(ts: np.ndarray, n: int = n, eye: np.ndarray = eye) -> np.ndarray:
-            return eye[(bank_gain(rules, a, ts) // UNIT).astype(np.int64)]
+            points = bank_gain(rules, a, ts) if gain is None else gain(ts)
+            return eye[(np.asarray(points) // UNIT).astype(np.int64)]
 
         def beyond(t_out: np.ndarray, n: int = n, eye: np.ndarray = eye) -> np.ndarray:
             return np.broadcast_to(eye[2 * n] if exact else eye[2 * n + 1], (len(t_out), d, width))
