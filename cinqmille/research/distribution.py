@@ -200,3 +200,70 @@ def game_length(result: "SolveResult", me: int = 0, opp: int = 0, tail: float = 
                      "the win policy", "exact Markov chain over the score pairs, each turn's points from the backward "
                      "pass of the turn under the win policy; the mean over the turns shown",
                      tuple(chances), left, mean, float(first))
+
+
+@dataclass(frozen=True)
+class DistReport:
+    """What `cinqmille dist` answers: the turn's points from a position, and (with turns) the turn counts."""
+
+    rules: Rules
+    position: Position
+    objective: str  # the policy that plays the turn: "win" or "expected"
+    points: TurnPoints
+    method: str
+    counts: tuple[TurnCount, ...] = ()
+    notes: tuple[str, ...] = ()  # what was not computed, and why; the solver's assumptions
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON shape of `cinqmille dist --json` (points as strings of points, as JSON keys must be)."""
+        pos = self.position
+        out: dict[str, Any] = {
+            "rules": self.rules.name, "objective": self.objective,
+            "position": {"me": pos.me, "opp": pos.opp, "turn": pos.turn, "dice": pos.hand(self.rules)},
+            "points": {str(x): p for x, p in sorted(self.points.points.items())},
+            "instant_wins": {str(t): p for t, p in sorted(self.points.wins.items())},
+            "mean": self.points.mean, "bust": self.points.bust, "instant_win": self.points.win,
+            "truncated": self.points.truncated, "method": self.method}
+        if self.counts:
+            out["turns"] = [c.as_dict() for c in self.counts]
+        out["notes"] = list(self.notes)
+        return out
+
+
+POINTS_METHOD = ("exact backward pass over the turn's states under the solved policy, each state carrying the "
+                 "chance of every outcome (its one-number case is advise's expected)")
+
+
+def dist_report(rules: Rules, position: Position, objective: str = "win", turns: bool = False,
+                game_pairs: int | None = None) -> DistReport:
+    """The distribution of the turn's points from `position` under the `objective`'s policy; with `turns`, the
+    turns of a race alone from `position.me` and of a two-player game from (me, opp) (`game_pairs`: the most
+    score pairs for which the game is computed; None: always)."""
+    from ..solver import solve
+
+    notes: list[str] = []
+    if objective == "win":
+        result = solve(rules, "win")
+        points = turn_points(result, position)
+        if not result.exact:
+            notes.append("Note: not exact for this ruleset; the solver assumes: " + "; ".join(result.assumptions))
+    elif objective == "expected":
+        points = expected_points(rules, position)
+    else:
+        raise CinqmilleError(f"objective: expected win or expected, got {objective!r}")
+    if points.truncated > 0:
+        notes.append(f"Turns that pass the horizon are left out: {points.truncated:.1e} of the chance.")
+    counts: list[TurnCount] = []
+    if turns:
+        counts.append(race_length(rules, position.me))
+        result = solve(rules, "win")
+        pairs = len(result.grid.scores) ** 2
+        if game_pairs is not None and pairs > game_pairs:
+            notes.append(f"The game's length is not computed for {pairs:,} score pairs (at most {game_pairs:,}: "
+                         f"one turn pass per pair).")
+        else:
+            try:
+                counts.append(game_length(result, position.me, position.opp))
+            except CinqmilleError as exc:
+                notes.append(f"The game's length is not computed: {exc}.")
+    return DistReport(rules, position, objective, points, POINTS_METHOD, tuple(counts), tuple(notes))
