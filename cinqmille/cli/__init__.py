@@ -21,6 +21,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("odds_cmd", "odds"),
     ("solve_cmd", "solve"),
     ("advise_cmd", "advise"),
+    ("dist_cmd", "dist"),
     ("export_cmd", "export"),
     ("play_cmd", "play"),
     ("simulate_cmd", "simulate"),

@@ -257,3 +257,47 @@ def plot_presets(rows: Sequence[object], path: Path, three: dict | None = None) 
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return Path(path)
+
+
+def check_plot_target(path: Path) -> None:
+    """Refuse a figure file before any work: matplotlib missing, a format it does not write, a target in the way."""
+    from ..files import check_target
+
+    _pyplot()
+    if Path(path).suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise CinqmilleError(f"{path}: a figure is written as .png, .svg or .pdf")
+    check_target(Path(path))
+
+
+def plot_distribution(report, path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Draw a `research.distribution.DistReport`: the turn's points, and each turn count beside it (atomically)."""
+    from ..files import atomic_write
+
+    plt = _pyplot()
+    panels = 1 + len(report.counts)
+    fig, axes = plt.subplots(1, panels, figsize=(6 * panels, 4), squeeze=False)
+    ax = axes[0, 0]
+    points = sorted(report.points.points.items())
+    ax.bar([x for x, _ in points], [p for _, p in points], width=40, color="#2e86c1", label="banked")
+    wins = sorted(report.points.wins.items())
+    if wins:
+        ax.bar([t + report.rules.goal for t, _ in wins], [p for _, p in wins], width=40, color="#c0392b",
+               label="instant win (turn + goal)")
+    ax.axvline(report.points.mean, color="black", linestyle="--", linewidth=1, label=f"mean {report.points.mean:.1f}")
+    pos = report.position
+    ax.set_title(f"'{report.rules.name}': {pos.me} v {pos.opp}, turn {pos.turn}, {report.objective} policy")
+    ax.set_xlabel("points banked by the turn")
+    ax.set_ylabel("chance")
+    ax.legend()
+    for k, count in enumerate(report.counts, 1):
+        ax = axes[0, k]
+        ax.bar(np.arange(1, len(count.chances) + 1), count.chances, color="#27ae60")
+        ax.set_title(count.what[:70], fontsize=9)
+        ax.set_xlabel(f"turns (mean {count.mean:.2f})")
+        ax.set_ylabel("chance")
+    fig.tight_layout()
+    fmt = Path(path).suffix.lower().lstrip(".")
+    try:
+        atomic_write(Path(path), lambda tmp: fig.savefig(tmp, format=fmt))
+    finally:
+        plt.close(fig)

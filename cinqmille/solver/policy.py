@@ -174,6 +174,7 @@ def layout_problem(arrays: dict[str, np.ndarray], period: Any, want: dict[str, A
 class TurnRows:
     """Turn rows and the values of their states; every decision of the policy (see the module docstring)."""
 
+
     def __init__(self, rules: Rules, cap: np.ndarray, offset: np.ndarray, bust: np.ndarray,
                  bank: np.ndarray, roll: np.ndarray, plain: np.ndarray | None = None,
                  predict: np.ndarray | None = None, choices: tuple[int, ...] = (), period: int = 1,
@@ -257,7 +258,11 @@ class TurnRows:
         t2 = t + np.asarray(units)
         if np.any(doubled):
             t2 = np.where(np.asarray(doubled)[..., None], 2 * t2, t2)
-        return np.where(win, WIN, self.value(r, t2, left))
+        return np.where(win, self.win_worth(t), self.value(r, t2, left))
+
+    def win_worth(self, t: Any) -> Any:
+        """The value of a keep that wins at once from turn units `t` (the `win` objective: 1)."""
+        return WIN
 
     def offer_values(self, r: Any, t: Any, m: Any) -> np.ndarray:
         """Values of a take-over offer (`t` units, `m` dice) in tie-break order: start afresh, take over."""
@@ -849,10 +854,91 @@ def _chosen(block: TurnRows, r: int, classes: KeepGraph | Prediction, t: np.ndar
     return np.asarray((values == top) & (tied == first))
 
 
-def _per_class(classes: KeepGraph | Prediction, chosen: np.ndarray, per_keep: np.ndarray) -> np.ndarray:
-    """Sum over roll classes of their chance times the figure of the chosen keep (a failed roll counts 0)."""
-    picked = np.maximum.reduceat(np.where(chosen, per_keep, -np.inf), classes.class_start, axis=-1)
-    return np.asarray(picked @ classes.class_prob)
+def _pick(classes: KeepGraph | Prediction, chosen: np.ndarray) -> np.ndarray:
+    """(n, C) index of the policy's keep in each roll class: the first keep of a `_chosen` mask (n, K)."""
+    k = chosen.shape[-1]
+    return np.asarray(np.minimum.reduceat(np.where(chosen, np.arange(k), k), classes.class_start, axis=-1))
+
+
+def _per_class(classes: KeepGraph | Prediction, pick: np.ndarray, per_keep: np.ndarray,
+               failed: np.ndarray | None = None) -> np.ndarray:
+    """Sum over roll classes of their chance times the figure of the policy's keep (`pick`, from `_pick`).
+
+    `per_keep` holds a figure per keep, (n, K) -> (n, D), or a vector per keep,
+    (n, K, W) -> (n, D, W); a failed roll (a bust, a wrong announcement) adds
+    its chance times `failed` (W,), or counts 0 when `failed` is None.
+    """
+    if per_keep.ndim == 2:
+        out = np.take_along_axis(per_keep, pick, axis=1) @ classes.class_prob
+    else:
+        picked = np.take_along_axis(per_keep, pick[..., None], axis=1)  # (n, C, W)
+        out = np.swapaxes(np.swapaxes(picked, 1, 2) @ classes.class_prob, 1, 2)
+    if failed is not None:
+        out = out + classes.bust_prob[:, None] * failed
+    return np.asarray(out)
+
+
+@dataclass(frozen=True, eq=False)
+class _Ends:
+    """What each end of a turn puts into the vector (width W) that the backward pass carries per state.
+
+    The expected points carry one number (the points banked); a distribution
+    carries the chance of each outcome (one slot per outcome).
+    """
+
+    width: int
+    bank: Any  # turn units (n,) -> (n, W): a bank of t
+    win: Any  # turn units t -> (W,): an instant win with t set aside
+    failed: np.ndarray | None  # (W,): a bust or a wrong announcement (None: counts 0)
+    beyond: Any  # turn units (n,) past the pass's last layer -> (n, D, W): what those states are worth
+
+
+def _backward(block: TurnRows, r: int, last: int, ends: _Ends) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The turn of row `r` under the policy, backward over layers ``last .. 0``: per state a vector (`ends`).
+
+    ``X(t, m)`` is, by the policy's move (`TurnRows.move`): a bank,
+    ``ends.bank(t)``; a roll, ``sum_c P(c) X(t + p_k, m_k) + P(bust) ends.failed``
+    over the roll classes, ``k`` the policy's keep of class ``c`` (`_chosen`),
+    an instant win being ``ends.win(t)``; an announcement, the same over the
+    two-dice classes that score it, the turn doubled. Every keep lands on a
+    later layer; layers past `last` are ``ends.beyond``. Returns the states'
+    vectors (last + 1, D, W), those of rolling plainly (last + 1, D, W) and of
+    each announcement (last + 1, V, W) or None.
+    """
+    graph, pred = _classes(block.rules)
+    d = block.dice
+    m_all = np.arange(1, d + 1)
+    reach_units = int(graph.max_units) if pred is None else 2 * int(max(graph.max_units, pred.keep_units.max()))
+    top = 2 * (last + 1) + reach_units + 1
+    layers = np.zeros((top, d, ends.width))  # the vector of every state a keep can reach; flat below
+    layers[last + 1:] = ends.beyond(np.arange(last + 1, top))
+    flat = layers.reshape(top * d, ends.width)
+    state = np.zeros((last + 1, d, ends.width))
+    plain = np.zeros((last + 1, d, ends.width))
+    predict = None if pred is None else np.zeros((last + 1, len(pred.choices), ends.width))
+    slot = graph.keep_units * d + graph.keep_next - 1
+    slot_p = None if pred is None else 2 * pred.keep_units * d + pred.keep_next - 1
+    chunk = 256
+    for hi in range(last, -1, -chunk):
+        ts = np.arange(max(hi - chunk + 1, 0), hi + 1)
+        move = block.move(np.full((len(ts), d), r), ts[:, None], m_all[None, :])
+        banked = ends.bank(ts)
+        pick = _pick(graph, _chosen(block, r, graph, ts, False))
+        pick_p = None if pred is None else _pick(pred, _chosen(block, r, pred, ts, True))
+        for i in range(len(ts) - 1, -1, -1):
+            t = int(ts[i])
+            won = ends.win(t)
+            ek = np.where(graph.keep_win[:, None], won, flat[t * d + slot])
+            plain[t] = _per_class(graph, pick[i:i + 1], ek[None], ends.failed)[0]
+            row = np.where((move[i] == 0)[:, None], banked[i], plain[t])
+            if predict is not None and pred is not None and pick_p is not None and slot_p is not None:
+                ek = np.where(pred.keep_win[:, None], won, flat[2 * t * d + slot_p])
+                predict[t] = _per_class(pred, pick_p[i:i + 1], ek[None], ends.failed)[0]
+                if move[i, 1] >= 2:
+                    row[1] = predict[t, move[i, 1] - 2]
+            state[t] = row
+            flat[t * d:(t + 1) * d] = row
+    return state, plain, predict
 
 
 def turn_expectation(block: TurnRows, r: int, a: int, tol: float = 1e-13,
@@ -875,25 +961,25 @@ def turn_expectation(block: TurnRows, r: int, a: int, tol: float = 1e-13,
         g0, g1 = bank_gain(rules, a, tj), bank_gain(rules, a, tj + per)
         bank_alpha = (g1 - g0) / (UNIT * per)
         bank_beta = g0 - UNIT * bank_alpha * tj
-        chosen = _chosen(block, r, graph, tj, False)
-        chosen_p = None if pred is None else _chosen(block, r, pred, tj, True)
+        pick = _pick(graph, _chosen(block, r, graph, tj, False))
+        pick_p = None if pred is None else _pick(pred, _chosen(block, r, pred, tj, True))
         alpha, beta = np.zeros((per, d)), np.zeros((per, d))
         for _ in range(max_iter):
             j2 = (tj[:, None] + graph.keep_units - cap) % per
             ak = np.where(graph.keep_win, 1.0, alpha[j2, graph.keep_next - 1])
             bk = np.where(graph.keep_win, goal, UNIT * ak * graph.keep_units + beta[j2, graph.keep_next - 1])
-            plain = (_per_class(graph, chosen, ak), _per_class(graph, chosen, bk))
+            plain = (_per_class(graph, pick, ak), _per_class(graph, pick, bk))
             new_a = np.where(move == 0, bank_alpha[:, None], plain[0])
             new_b = np.where(move == 0, bank_beta[:, None], plain[1])
-            if pred is not None and chosen_p is not None:
+            if pred is not None and pick_p is not None:
                 j2 = (2 * (tj[:, None] + pred.keep_units) - cap) % per
                 a2 = alpha[j2, pred.keep_next - 1]
                 ak2 = np.where(pred.keep_win, 1.0, 2 * a2)
                 bk2 = np.where(pred.keep_win, goal, 2 * UNIT * a2 * pred.keep_units + beta[j2, pred.keep_next - 1])
-                announce = (_per_class(pred, chosen_p, ak2), _per_class(pred, chosen_p, bk2))
-                pick = np.clip(move[:, 1] - 2, 0, v - 1)
-                new_a[:, 1] = np.where(move[:, 1] >= 2, announce[0][np.arange(per), pick], new_a[:, 1])
-                new_b[:, 1] = np.where(move[:, 1] >= 2, announce[1][np.arange(per), pick], new_b[:, 1])
+                announce = (_per_class(pred, pick_p, ak2), _per_class(pred, pick_p, bk2))
+                pick_v = np.clip(move[:, 1] - 2, 0, v - 1)
+                new_a[:, 1] = np.where(move[:, 1] >= 2, announce[0][np.arange(per), pick_v], new_a[:, 1])
+                new_b[:, 1] = np.where(move[:, 1] >= 2, announce[1][np.arange(per), pick_v], new_b[:, 1])
             delta = max(np.abs(new_a - alpha).max(), np.abs(new_b - beta).max() / max(goal, 1.0))
             alpha, beta = new_a, new_b
             if delta < tol:
@@ -903,38 +989,121 @@ def turn_expectation(block: TurnRows, r: int, a: int, tol: float = 1e-13,
         if pred is not None:
             terminal["predict"] = announce
 
-    # the real layers, backward: every keep lands on a later layer
-    reach_units = int(graph.max_units) if pred is None else 2 * int(max(graph.max_units, pred.keep_units.max()))
-    top = 2 * (last + 1) + reach_units + 1
-    layers = np.zeros((top, d))  # E of every state a keep can reach, in layers; flat below
-    if not exact:
-        t_out = np.arange(last + 1, top)
+    def beyond(t_out: np.ndarray) -> np.ndarray:
+        """Past the real layers: an overshoot banks 0 (exact); a terminal state its affine value (reach)."""
+        if exact:
+            return np.zeros((len(t_out), d, 1))
         alpha, beta = terminal["state"]
         j = (t_out - cap) % per
-        layers[last + 1:] = UNIT * alpha[j] * t_out[:, None] + beta[j]
-    flat = layers.reshape(-1)
-    state_e = np.zeros((last + 1, d))
-    plain_e = np.zeros((last + 1, d))
-    predict_e = None if pred is None else np.zeros((last + 1, v))
-    chunk = 256
-    for hi in range(last, -1, -chunk):
-        ts = np.arange(max(hi - chunk + 1, 0), hi + 1)
-        move = block.move(np.full((len(ts), d), r), ts[:, None], m_all[None, :])
-        gains = bank_gain(rules, a, ts)
-        chosen = _chosen(block, r, graph, ts, False)
-        chosen_p = None if pred is None else _chosen(block, r, pred, ts, True)
-        for i in range(len(ts) - 1, -1, -1):
-            t = int(ts[i])
-            won = t * UNIT + goal
-            ek = np.where(graph.keep_win, won, flat[(t + graph.keep_units) * d + graph.keep_next - 1])
-            plain_e[t] = _per_class(graph, chosen[i], ek)
-            row = np.where(move[i] == 0, gains[i], plain_e[t])
-            if pred is not None and predict_e is not None and chosen_p is not None:
-                ek = np.where(pred.keep_win, won, flat[2 * (t + pred.keep_units) * d + pred.keep_next - 1])
-                predict_e[t] = _per_class(pred, chosen_p[i], ek)
-                if move[i, 1] >= 2:
-                    row[1] = predict_e[t, move[i, 1] - 2]
-            state_e[t] = row
-            flat[t * d:(t + 1) * d] = row
+        return np.asarray(UNIT * alpha[j] * t_out[:, None] + beta[j])[..., None]
+
+    ends = _Ends(1, lambda ts: bank_gain(rules, a, ts)[:, None], lambda t: np.array([t * UNIT + goal]), None, beyond)
+    state_e, plain_e, predict_e = _backward(block, r, last, ends)
     win_chance = np.maximum.reduceat(graph.keep_win.astype(float), graph.class_start) @ graph.class_prob
-    return TurnExpectation(rules, int(a), cap, per, exact, state_e, plain_e, predict_e, terminal, win_chance)
+    return TurnExpectation(rules, int(a), cap, per, exact, state_e[..., 0], plain_e[..., 0],
+                           None if predict_e is None else predict_e[..., 0], terminal, win_chance)
+
+
+# -- the distribution of the points a turn banks under the policy ---------------------------
+#: Largest chance that a distribution leaves out (turns that pass its horizon, under ``reach``: `turn_distribution`).
+TRUNCATION = 1e-14
+#: The horizon of a distribution stops growing past this many goals of turn points (its `truncated` says what is left).
+HORIZON = 32
+
+
+@dataclass(frozen=True)
+class TurnPoints:
+    """The outcome of the rest of a turn played by the policy from one state: exact chances.
+
+    `points` maps the points banked to their chance (0: a bust, an overshoot, a
+    wrong announcement, or a bank that scores nothing); `wins` maps the turn
+    points set aside at an instant win to its chance; `bust` is the chance that
+    the turn ends on a failed roll; `truncated` the chance left out (turns that
+    pass the horizon, at most `TRUNCATION`). The chances sum to 1.
+    """
+
+    points: dict[int, float]
+    wins: dict[int, float]
+    bust: float
+    truncated: float
+    goal: int
+
+    @property
+    def mean(self) -> float:
+        """Mean points banked, an instant win counting its turn points plus the goal (as the `expected` figure)."""
+        return (sum(x * p for x, p in self.points.items())
+                + sum((t + self.goal) * p for t, p in self.wins.items()))
+
+    @property
+    def win(self) -> float:
+        """Chance of an instant win."""
+        return sum(self.wins.values())
+
+
+@dataclass(frozen=True, eq=False)
+class TurnDistribution:
+    """The chance of each outcome of one row's turn from each state (layers ``0 .. last``), following the policy.
+
+    Slots of the last axis: the points banked ``0 .. last`` (units), then an
+    instant win with ``0 .. last`` units set aside, then a failed roll, then the
+    mass left out past the horizon (`TurnPoints`).
+    """
+
+    rules: Rules
+    a: int  # the mover's banked score, units
+    last: int  # the last layer computed (the horizon)
+    state: np.ndarray  # (last + 1, D, 2 last + 4) following the policy's move
+
+    def at(self, t: int, m: int) -> TurnPoints:
+        """The outcome from `t` units set aside and `m` dice in hand, following the policy's move."""
+        if not 0 <= t <= self.last:
+            raise CinqmilleError(f"turn points {t * UNIT} lie past the distribution's horizon")
+        return self._points(self.state[t, m - 1])
+
+    def _points(self, v: np.ndarray) -> TurnPoints:
+        n = self.last + 1
+        banked, wins, failed, lost = v[:n].copy(), v[n:2 * n], float(v[2 * n]), float(v[2 * n + 1])
+        banked[0] += failed
+        return TurnPoints({int(g) * UNIT: float(banked[g]) for g in np.flatnonzero(banked > 0)},
+                          {int(t) * UNIT: float(wins[t]) for t in np.flatnonzero(wins > 0)},
+                          failed, lost, self.rules.goal)
+
+
+def turn_distribution(block: TurnRows, r: int, a: int, upto: int | None = None,
+                      tol: float = TRUNCATION, gain: Any = None) -> TurnDistribution:
+    """The exact distribution of the outcome of row `r`'s turn (banked `a` units) under the table's decisions.
+
+    The same backward pass as `turn_expectation` (`_backward`), each state
+    carrying the chance of every outcome instead of the mean. Under ``exact``
+    every keep past the goal is a failed roll and the pass is exact. Under
+    ``reach`` a turn may go on past the cap (a full hand that must be rolled,
+    `min_bank`): the pass runs to a horizon, doubled until the chance of
+    passing it is below `tol` from every state up to `upto` units (default: the
+    cap), or the horizon passes `HORIZON` goals; `truncated` reports that chance.
+    `gain` (turn units -> points) is what a bank adds (default `bank_gain`).
+    """
+    rules = block.rules
+    graph, _ = _classes(rules)
+    d, exact = rules.dice, block.exact
+    cap = int(block.cap[r])
+    upto = (cap if exact else cap - 1) if upto is None else int(upto)
+    ext = 0 if exact else int(graph.max_units) + 1
+    while True:
+        last = max(cap, upto) if exact else max(cap - 1, upto) + ext
+        n = last + 1
+        width = 2 * n + 2
+        eye = np.eye(width)
+
+        def bank(ts: np.ndarray, n: int = n, eye: np.ndarray = eye) -> np.ndarray:
+            points = bank_gain(rules, a, ts) if gain is None else gain(ts)
+            return eye[(np.asarray(points) // UNIT).astype(np.int64)]
+
+        def beyond(t_out: np.ndarray, n: int = n, eye: np.ndarray = eye) -> np.ndarray:
+            return np.broadcast_to(eye[2 * n] if exact else eye[2 * n + 1], (len(t_out), d, width))
+
+        ends = _Ends(width, bank, lambda t, n=n, eye=eye: eye[n + t], eye[2 * n], beyond)
+        state, _, _ = _backward(block, r, last, ends)
+        lost = float(state[: upto + 1, :, -1].max())
+        if exact or lost < tol or ext > HORIZON * (rules.goal // UNIT) + graph.max_units:
+            return TurnDistribution(rules, int(a), last, state)
+        ext *= 2

@@ -1,0 +1,269 @@
+"""Distributions under the solved policies: the points one turn banks, the turns a race or a game lasts.
+
+- `turn_points`: the exact distribution of the points that the rest of the
+  current turn banks, played by the solved `win` policy from a position (the
+  backward pass of `solver.policy.turn_distribution`, the pass whose one-number
+  case is the `expected` figure of `advise`, so its mean is that figure).
+- `expected_points`: the same under the `expected` policy (the most points of
+  one turn alone); its mean is ``E`` of `solve --objective expected`.
+- `race_length`: the number of turns one player alone needs to reach the goal
+  from a score, playing the `race` policy (`solver.objectives.race_rows`): a
+  Markov chain over his scores, each turn's outcome the distribution of the
+  points it banks; its mean is computed exactly from the chain (scores only go
+  up: a backward recursion), which is ``R(s)`` of `solve --objective race`.
+- `game_length`: the number of turns a two-player game lasts when both play
+  the `win` policy, from a position: the exact Markov chain over the score
+  pairs (the mover's, the other's), each turn's outcome from `turn_points`;
+  a turn banking 0 keeps the scores and passes the dice, a bank that reaches
+  the goal or an instant win ends the game.
+
+The chains are followed turn by turn until the chance that the count is still
+running is below `TAIL`; `tail` reports it. A turn's own distribution leaves
+out at most `policy.TRUNCATION` (turns past its horizon), dropped from the
+chains.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import CinqmilleError
+from ..position import Position, PositionError
+from ..rules import Rules
+from ..rules.bank import UNIT
+from ..solver.policy import TurnPoints, TurnRows, turn_distribution
+
+if TYPE_CHECKING:
+    from ..solver import SolveResult
+
+#: The chains stop once the chance that the count goes on is below this (reported as `tail`).
+TAIL = 1e-9
+#: Turns a chain follows at most (a game of optimal players that lasts longer is a sign of a bug).
+MAX_TURNS = 100_000
+
+
+def turn_points(result: "SolveResult", position: Position) -> TurnPoints:
+    """The distribution of the points banked by the rest of the turn from `position` under the `win` policy."""
+    rules = result.rules
+    if position.offer is not None:
+        raise PositionError("`offer`: give the position after the choice (a take-over is not a turn start)")
+    position = replace(position, dice=position.hand(rules)).validate(rules)
+    if position.target is not None:
+        position = replace(position, opp=position.target, seat=1)
+    block, r = result.spot(position)
+    t = position.turn // UNIT
+    return turn_distribution(block, r, position.me // UNIT, upto=t).at(t, position.hand(rules))
+
+
+def expected_points(rules: Rules, position: Position) -> TurnPoints:
+    """The same distribution under the `expected` policy (the most points of one turn alone, `expected_rows`)."""
+    from ..solver import solve
+    from ..solver.objectives import expected_rows
+
+    position = replace(position, dice=position.hand(rules)).validate(rules)
+    opened = int(position.me > 0 or not rules.opening)
+    block = expected_rows(rules, solve(rules, "expected").values)
+    t = position.turn // UNIT
+    return turn_distribution(block, opened, opened, upto=t,
+                             gain=lambda ts: np.asarray(ts) * UNIT).at(t, position.hand(rules))
+
+
+@dataclass(frozen=True)
+class TurnCount:
+    """The distribution of a number of turns: ``chances[n - 1]`` is the chance that it is exactly `n`."""
+
+    what: str  # what is counted, in words
+    method: str  # how it was computed, in words
+    chances: tuple[float, ...]
+    tail: float  # chance that the count is larger than len(chances) (below `TAIL`)
+    mean: float
+    first_player_win: float | None = None  # a game: the chance that the player to move at the start wins
+
+    @property
+    def median(self) -> int:
+        """The smallest count whose cumulative chance reaches one half."""
+        return int(np.searchsorted(np.cumsum(self.chances), 0.5) + 1)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form: `chances` keyed by the count."""
+        out: dict[str, Any] = {"what": self.what, "method": self.method, "mean": self.mean, "median": self.median,
+                               "tail": self.tail, "chances": {str(n + 1): p for n, p in enumerate(self.chances)}}
+        if self.first_player_win is not None:
+            out["first_player_win"] = self.first_player_win
+        return out
+
+
+def _moves(block: TurnRows, rows: np.ndarray, scores: np.ndarray, rules: Rules) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per row, from its turn start: (new scores, chances); a new score at or past the goal (reach) or an
+    instant win is the goal, `rules.goal // UNIT` (the end)."""
+    goal = rules.goal // UNIT
+    out = []
+    for r, a in zip(rows, scores):
+        dist = turn_distribution(block, int(r), int(a)).at(0, rules.dice)
+        new = np.array([min(int(a) + x // UNIT, goal) for x in dist.points] + [goal], dtype=np.int64)
+        prob = np.array(list(dist.points.values()) + [dist.win])
+        out.append((new, prob))
+    return out
+
+
+def race_length(rules: Rules, score: int = 0, tail: float = TAIL) -> TurnCount:
+    """Turns one player alone needs from `score` (points) to the goal with the `race` policy (module docstring)."""
+    from ..position import check_score
+    from ..solver.grid import ScoreGrid
+    from ..solver.objectives import race_rows, race_turns
+
+    check_score(rules, score, "me")
+    grid = ScoreGrid.of(rules)
+    scores = grid.scores.astype(np.int64)
+    goal = grid.goal
+    remaining, _ = race_turns(rules)
+    block = race_rows(rules, remaining)
+    moves = _moves(block, np.arange(len(scores)), scores, rules)
+    index = np.full(goal + 1, -1, dtype=np.int64)
+    index[scores] = np.arange(len(scores))
+    index[goal] = len(scores)  # the end
+    # the mean, exactly: scores only go up, R(s) = (1 + sum_{s' > s} P(s -> s') R(s')) / (1 - P(s -> s))
+    chain_r = np.zeros(len(scores) + 1)
+    for i in range(len(scores) - 1, -1, -1):
+        new, prob = moves[i]
+        j = index[new]
+        stay = prob[j == i].sum()
+        chain_r[i] = (1.0 + float(prob[j != i] @ chain_r[j[j != i]])) / (1.0 - stay)
+    start = index[score // UNIT]
+    chances = _follow(moves, index, len(scores), start, tail)
+    return TurnCount(f"turns to reach {rules.goal} alone from {score}, playing the race policy",
+                     "exact Markov chain over the player's scores, each turn's points from the backward pass of the "
+                     "turn under the race policy; the mean from the chain's equations",
+                     tuple(chances[:-1]), chances[-1], float(chain_r[start]))
+
+
+def _follow(moves: list[tuple[np.ndarray, np.ndarray]], index: np.ndarray, end: int, start: int,
+            tail: float) -> list[float]:
+    """The chance that the race from state `start` ends at each turn (one player): the last entry is the tail."""
+    src = np.repeat(np.arange(len(moves)), [len(m[0]) for m in moves])
+    dst = index[np.concatenate([m[0] for m in moves])]
+    prob = np.concatenate([m[1] for m in moves])
+    mass = np.zeros(end + 1)
+    mass[start] = 1.0
+    out = []
+    for _ in range(MAX_TURNS):
+        new = np.asarray(np.bincount(dst, weights=mass[src] * prob, minlength=end + 1), dtype=float)
+        out.append(float(new[end]))
+        new[end] = 0.0
+        mass = new
+        if mass.sum() < tail:
+            break
+    return out + [float(mass.sum())]
+
+
+def game_length(result: "SolveResult", me: int = 0, opp: int = 0, tail: float = TAIL) -> TurnCount:
+    """Turns a two-player game lasts from (me, opp), the player with `me` to move, both playing the `win` policy."""
+    from ..solver.turns import counted
+
+    rules = result.rules
+    if result.players != 2 or result.seats != 1 or counted(rules) or rules.take_over:
+        raise CinqmilleError(f"the game's length is computed for two players without last_round, take_over or "
+                             f"a counted zero_turns; '{rules.name}' has one of them")
+    Position(me, opp).validate(rules)
+    policy = result.policy
+    scores = policy.scores
+    s, goal = len(scores), rules.goal // UNIT
+    ia, ib = np.divmod(np.arange(s * s), s)
+    rows = np.asarray(policy.row(scores[ia], scores[ib]), dtype=np.int64)
+    moves = _moves(policy, rows, scores[ia], rules)  # the mover's new score after his turn
+    src, dst, prob = [], [], []
+    for k, (new, p) in enumerate(moves):
+        ends = new >= goal
+        nxt = np.where(ends, s * s, ib[k] * s + policy.index[np.minimum(new, goal - 1)])  # the other moves next
+        src.append(np.full(len(new), k))
+        dst.append(nxt)
+        prob.append(p)
+    src_a, dst_a, prob_a = np.concatenate(src), np.concatenate(dst), np.concatenate(prob)
+    mass = np.zeros(s * s + 1)
+    mass[int(policy.index[me // UNIT]) * s + int(policy.index[opp // UNIT])] = 1.0
+    chances, first = [], 0.0
+    for n in range(MAX_TURNS):
+        new_mass = np.asarray(np.bincount(dst_a, weights=mass[src_a] * prob_a, minlength=s * s + 1), dtype=float)
+        chances.append(float(new_mass[-1]))
+        if n % 2 == 0:
+            first += new_mass[-1]
+        new_mass[-1] = 0.0
+        mass = new_mass
+        if mass.sum() < tail:
+            break
+    left = float(mass.sum())
+    mean = float(np.arange(1, len(chances) + 1) @ np.array(chances))
+    return TurnCount(f"turns of a two-player game from {me} against {opp} (a round is two turns), both playing "
+                     "the win policy", "exact Markov chain over the score pairs, each turn's points from the backward "
+                     "pass of the turn under the win policy; the mean over the turns shown",
+                     tuple(chances), left, mean, float(first))
+
+
+@dataclass(frozen=True)
+class DistReport:
+    """What `cinqmille dist` answers: the turn's points from a position, and (with turns) the turn counts."""
+
+    rules: Rules
+    position: Position
+    objective: str  # the policy that plays the turn: "win" or "expected"
+    points: TurnPoints
+    method: str
+    counts: tuple[TurnCount, ...] = ()
+    notes: tuple[str, ...] = ()  # what was not computed, and why; the solver's assumptions
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON shape of `cinqmille dist --json` (points as strings of points, as JSON keys must be)."""
+        pos = self.position
+        out: dict[str, Any] = {
+            "rules": self.rules.name, "objective": self.objective,
+            "position": {"me": pos.me, "opp": pos.opp, "turn": pos.turn, "dice": pos.hand(self.rules)},
+            "points": {str(x): p for x, p in sorted(self.points.points.items())},
+            "instant_wins": {str(t): p for t, p in sorted(self.points.wins.items())},
+            "mean": self.points.mean, "bust": self.points.bust, "instant_win": self.points.win,
+            "truncated": self.points.truncated, "method": self.method}
+        if self.counts:
+            out["turns"] = [c.as_dict() for c in self.counts]
+        out["notes"] = list(self.notes)
+        return out
+
+
+POINTS_METHOD = ("exact backward pass over the turn's states under the solved policy, each state carrying the "
+                 "chance of every outcome (its one-number case is advise's expected)")
+
+
+def dist_report(rules: Rules, position: Position, objective: str = "win", turns: bool = False,
+                game_pairs: int | None = None) -> DistReport:
+    """The distribution of the turn's points from `position` under the `objective`'s policy; with `turns`, the
+    turns of a race alone from `position.me` and of a two-player game from (me, opp) (`game_pairs`: the most
+    score pairs for which the game is computed; None: always)."""
+    from ..solver import solve
+
+    notes: list[str] = []
+    if objective == "win":
+        result = solve(rules, "win")
+        points = turn_points(result, position)
+        if not result.exact:
+            notes.append("Note: not exact for this ruleset; the solver assumes: " + "; ".join(result.assumptions))
+    elif objective == "expected":
+        points = expected_points(rules, position)
+    else:
+        raise CinqmilleError(f"objective: expected win or expected, got {objective!r}")
+    if points.truncated > 0:
+        notes.append(f"Turns that pass the horizon are left out: {points.truncated:.1e} of the chance.")
+    counts: list[TurnCount] = []
+    if turns:
+        counts.append(race_length(rules, position.me))
+        result = solve(rules, "win")
+        pairs = len(result.grid.scores) ** 2
+        if game_pairs is not None and pairs > game_pairs:
+            notes.append(f"The game's length is not computed for {pairs:,} score pairs (at most {game_pairs:,}: "
+                         f"one turn pass per pair).")
+        else:
+            try:
+                counts.append(game_length(result, position.me, position.opp))
+            except CinqmilleError as exc:
+                notes.append(f"The game's length is not computed: {exc}.")
+    return DistReport(rules, position, objective, points, POINTS_METHOD, tuple(counts), tuple(notes))
