@@ -40,14 +40,19 @@ def roll_expectation(rows, bust: float, after) -> float:
     return total
 
 
-def brute_force_win(rules: Rules, tol: float = 1e-13, max_sweeps: int = 20000) -> dict[tuple[int, int], float]:
-    """W[(a, b)] in points for every pair of possible scores, by Gauss-Seidel value iteration."""
-    every = brute_force_counters(rules, tol, max_sweeps)
+def brute_force_win(rules: Rules, tol: float = 1e-13, max_sweeps: int = 20000,
+                    pending: tuple[int, ...] = ()) -> dict[tuple[int, int], float]:
+    """W[(a, b)] in points for every pair of possible scores, by Gauss-Seidel value iteration.
+
+    `pending`: starting scores below the opening (RULES.md section 8, `start`), held by a player who has not
+    opened: his first bank must still reach the opening, and adds to them.
+    """
+    every = brute_force_counters(rules, tol, max_sweeps, pending)
     return {(a, b): value for (a, b, za, zb), value in every.items() if za == zb == 0}
 
 
-def brute_force_counters(rules: Rules, tol: float = 1e-13, max_sweeps: int = 20000
-                         ) -> dict[tuple[int, int, int, int], float]:
+def brute_force_counters(rules: Rules, tol: float = 1e-13, max_sweeps: int = 20000,
+                         pending: tuple[int, ...] = ()) -> dict[tuple[int, int, int, int], float]:
     """W[(a, b, za, zb)]: the turn-start values with the scoreless-turn counters of `zero_turns`.
 
     Every state (a, b, za, zb, t, m) is a table entry: za and zb count the
@@ -62,9 +67,10 @@ def brute_force_counters(rules: Rules, tol: float = 1e-13, max_sweeps: int = 200
     count = zero.count if zero is not None else 1
     falls_by = zero.to if zero is not None and isinstance(zero.to, int) else None
     lowest = 50 if falls_by is not None else max(opening, 50)  # a fall by points can leave any score above 0
-    scores = [0] + [s for s in range(lowest, goal, 50)]
+    scores = [0] + sorted(pending) + [s for s in range(lowest, goal, 50)]
+    unopened = {0, *pending}
     outcomes = {n: roll_outcomes(rules, n) for n in range(1, d + 1)}
-    top = {a: max(goal - a, rules.min_bank, opening if a == 0 else 0) + 100 for a in scores}
+    top = {a: max(goal - a, rules.min_bank, opening if a in unopened else 0) + 100 for a in scores}
     zs = range(count) if zero is not None else range(1)
     v = {(a, b, za, zb, t, m): 0.5 for a in scores for b in scores for za in zs for zb in zs
          for t in range(0, top[a] + 1, 50) for m in range(1, d + 1)}
@@ -91,7 +97,7 @@ def brute_force_counters(rules: Rules, tol: float = 1e-13, max_sweeps: int = 200
             return None
         if m == d and not (rules.hot_dice == "optional" and rules.all_scoring_roll == "free"):
             return None
-        if a == 0 and opening > 0:
+        if a in unopened and opening > 0:
             if t < opening:
                 return None
         elif t < rules.min_bank:

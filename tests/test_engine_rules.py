@@ -429,7 +429,7 @@ def test_bust_on_all_dice_strikes_the_latest_score() -> None:
 
 def test_knock_back_tie() -> None:
     """ties knock_back: seat 1 banks to 1000, seat 0's score, and sends seat 0 back to 500."""
-    rules = rules_with(ties="knock_back")
+    rules = rules_with(ties="knock_back", opening=300)  # every score of these sheets is an opened one
     g = game(rules, [BUST5, "4-4-4-2-3"], [bot(), bot(["444"], [True])], [[500, 1000], [600]])
     g.play_turn()
     g.play_turn()
@@ -439,7 +439,7 @@ def test_knock_back_tie() -> None:
 
 def test_deadly_tie_strikes_an_old_score() -> None:
     """ties deadly: seat 1 banks to 500, an old score of seat 0: it is struck, seat 0 stays at 1000."""
-    rules = rules_with(ties="deadly")
+    rules = rules_with(ties="deadly", opening=300)  # every score of these sheets is an opened one
     g = game(rules, [BUST5, "1-1-1-1-3"], [bot(), bot(["1111"], [True])], [[500, 1000], [400]])
     g.play_turn()
     g.play_turn()
@@ -453,7 +453,7 @@ def test_deadly_tie_strikes_an_old_score() -> None:
 
 def test_deadly_tie_on_the_current_score_falls_back() -> None:
     """ties deadly: a bank equal to an opponent's current score strikes it: he falls back to his previous one."""
-    rules = rules_with(ties="deadly")
+    rules = rules_with(ties="deadly", opening=300)  # every score of these sheets is an opened one
     g = game(rules, [BUST5, "4-4-4-2-3"], [bot(), bot(["444"], [True])], [[500, 1000], [600]])
     g.play_turn()
     g.play_turn()

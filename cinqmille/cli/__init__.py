@@ -20,6 +20,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("rules_cmd", "rules"),
     ("odds_cmd", "odds"),
     ("solve_cmd", "solve"),
+    ("fair_cmd", "fair"),
     ("advise_cmd", "advise"),
     ("dist_cmd", "dist"),
     ("export_cmd", "export"),

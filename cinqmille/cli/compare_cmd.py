@@ -88,9 +88,10 @@ def command(rules_text: str, games: int, referee_games: int, thresholds: str, se
             except (CinqmilleError, ValueError, IndexError) as exc:
                 skipped.append(f"{ruleset.name}: {exc}")
     if markdown_path is not None:
+        from ..fair import fair_start
         from ..research.page import write_page
 
-        write_page(markdown_path, rows, config, figures, three)
+        write_page(markdown_path, rows, config, figures, three, [fair_start(r) for r in rules_list])
     if as_json:
         emit_json({"games": games, "referee_games": referee_games, "seed": seed, "players": players,
                    "thresholds": list(grid), "rulesets": [r.as_dict() for r in rows],

@@ -111,8 +111,8 @@ class Game:
             if rng is None:
                 raise EngineError("pass a numpy Generator (rng=...) or a dice source (dice=...)")
             dice = RandomDice(rng)
-        if initial is None:
-            initial = tuple(st.new_player(rules) for _ in policies)
+        if initial is None:  # the ruleset's starting scores (`Rules.start`; one below the opening is not opened)
+            initial = tuple(st.new_player(rules, (s,) if s else ()) for s in rules.starts(len(policies)))
         if len(initial) != len(policies):
             raise EngineError(f"{len(initial)} initial player states for {len(policies)} players")
         for seat, player in enumerate(initial):

@@ -255,8 +255,61 @@ def one_player_section(rows: Sequence[RulesetComparison], rulesets: Sequence[str
     return out + _table(cells) + [""]
 
 
+FAIR_HEADING = "## Fair head starts"
+#: How the fair head starts section is written alone (`python -m cinqmille.research.page fair`).
+FAIR_COMMAND = "python -m cinqmille.research.page fair docs/variants.md"
+
+
+def fair_section(fairs: Sequence[Any]) -> list[str]:
+    """The fair head starts of each preset (`cinqmille.fair.FairStart`, two players), as a Markdown section."""
+    if not fairs:
+        return []
+    out = [FAIR_HEADING, "",
+           "The head start of the second player (multiples of 50) that brings the two seats' chances closest to",
+           "even under best play (`cinqmille fair`); a head start below the opening does not count as opened: the",
+           "player's first bank must still reach the opening, and the head start adds to it. Solved, exact unless",
+           f"marked. Written by `{FAIR_COMMAND}` (this section alone). Three players",
+           "(`cinqmille fair --players 3`) are not in the table: a three-player solve of a preset takes a minute or",
+           "more (`standard`: about 60 s), and the starts below the opening add about half a solve. Only later",
+           "seats get a head start: where the second seat is ahead already (a last round), the answer is 0.", ""]
+    cells = [["ruleset", "opening", "first player, level start", "head start of the second", "opened",
+              "first player, with it"]]
+    for f in fairs:
+        cells.append([f.rules.name + ("" if f.exact else " (relaxed)"), str(f.rules.opening),
+                      _pct(f.win_before[0]), str(f.start[1]), "yes" if f.opened[1] else "no", _pct(f.win_after[0])])
+    return out + _table(cells) + [""]
+
+
+def write_fair_section(path: Path, fairs: Sequence[Any]) -> Path:
+    """Put the fair head starts section in the page at `path` (in place of the old one, else before the
+    figures), leaving the rest of the page as it is."""
+    path = Path(path)
+    lines = path.read_text().splitlines() if path.exists() else []
+    section = fair_section(fairs)
+    if FAIR_HEADING in lines:
+        start = lines.index(FAIR_HEADING)
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    else:
+        start = end = lines.index("## Figures") if "## Figures" in lines else len(lines)
+    text = "\n".join(lines[:start] + section + lines[end:]).rstrip() + "\n"
+
+    def write(tmp: Path) -> None:
+        tmp.write_text(text)
+
+    atomic_write(path, write)
+    return path
+
+
+def fair_presets() -> list[Any]:
+    """The fair head start of every preset, two players (each preset solved, from the cache when it is there)."""
+    from ..fair import fair_start
+    from ..rules import PRESET_NAMES
+
+    return [fair_start(name) for name in PRESET_NAMES]
+
+
 def markdown(rows: Sequence[RulesetComparison], config: CompareConfig, figures: Sequence[Path] = (),
-             page: Path | None = None, three: dict[str, Any] | None = None) -> str:
+             page: Path | None = None, three: dict[str, Any] | None = None, fair: Sequence[Any] = ()) -> str:
     """The Markdown text of the results page."""
     three = three or {}
     out = [
@@ -309,6 +362,7 @@ def markdown(rows: Sequence[RulesetComparison], config: CompareConfig, figures: 
     out.append("")
     out += one_player_section(rows, config.rulesets)
     out += three_player_section(rows, three)
+    out += fair_section(fair)
     if figures:
         out += ["## Figures", ""]
         base = page.parent if page is not None else Path(".")
@@ -320,13 +374,21 @@ def markdown(rows: Sequence[RulesetComparison], config: CompareConfig, figures: 
 
 
 def write_page(path: Path, rows: Sequence[RulesetComparison], config: CompareConfig,
-               figures: Sequence[Path] = (), three: dict[str, Any] | None = None) -> Path:
+               figures: Sequence[Path] = (), three: dict[str, Any] | None = None, fair: Sequence[Any] = ()) -> Path:
     """Write the page to `path` (directories created)."""
     path = Path(path)
-    text = markdown(rows, config, figures, path, three)
+    text = markdown(rows, config, figures, path, three, fair)
 
     def write(tmp: Path) -> None:
         tmp.write_text(text)
 
     atomic_write(path, write)
     return path
+
+
+if __name__ == "__main__":  # python -m cinqmille.research.page fair PAGE: the fair head starts section alone
+    import sys
+
+    if len(sys.argv) != 3 or sys.argv[1] != "fair":
+        sys.exit(f"usage: {FAIR_COMMAND}")
+    write_fair_section(Path(sys.argv[2]), fair_presets())

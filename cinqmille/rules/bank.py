@@ -33,6 +33,7 @@ class BankRules:
     dice: int
     goal: int
     opening: int  # 0: every player counts as opened
+    opened_from: int  # the smallest opened score: the opening, 1 where zero_turns falls by points, 0 without opening
     min_bank: int  # the smallest bank once opened: at least 1 (a bank must score)
     exact: bool
     full_bank: bool  # a full hand may be banked (hot_dice optional and all_scoring_roll free)
@@ -43,8 +44,11 @@ class BankRules:
     @classmethod
     def of(cls, rules: Rules, unit: int = UNIT) -> "BankRules":
         """The banking rules of `rules` counted in `unit` points (1 for real points)."""
-        fs = rules.final_stretch
-        return cls(unit, rules.dice, rules.goal // unit, rules.opening // unit, max(rules.min_bank // unit, 1),
+        fs, zero = rules.final_stretch, rules.zero_turns
+        falls = zero is not None and isinstance(zero.to, int)  # a fall by points leaves an opened player anywhere
+        opening = rules.opening // unit
+        return cls(unit, rules.dice, rules.goal // unit, opening, min(opening, 1) if falls else opening,
+                   max(rules.min_bank // unit, 1),
                    rules.end == "exact", rules.can_bank_after_full_hand,
                    -1 if fs is None else fs.start // unit, bool(fs and fs.cap), rules.rule_of_50)
 
@@ -54,8 +58,13 @@ class BankRules:
         return 100 // self.unit if self.rule_of_50 else 1
 
     def opened(self, a: Any) -> Any:
-        """Whether a player with banked `a` has opened (always, when there is no opening)."""
-        return (a > 0) | (self.opening == 0)
+        """Whether a player with banked `a` has opened (always, when there is no opening).
+
+        A score below the opening is not opened (a starting score, `Rules.start`:
+        the first bank must still be the opening, and adds to it), except where
+        `zero_turns` falls by points, which leaves opened players below it.
+        """
+        return a >= self.opened_from
 
     def least(self, a: Any) -> Any:
         """The smallest turn a player with banked `a` may bank: the opening until opened, then min_bank (> 0)."""

@@ -33,13 +33,14 @@ MAX_FILE_BYTES = 64 * 1024  # a rules file
 MAX_BASE_DEPTH = 16  # files chained by `base`
 MAX_TEXT = 200  # characters of `name`; `description` may have five times as many
 MAX_ZERO_TURNS = 100  # zero_turns.count
+MAX_SEATS = 8  # entries of `start` (the engine's largest game)
 
 #: The keys of a rules file that are a plain value, in the order of `to_dict` (the tables follow).
 _FLAT_KEYS = (
     "dice", "goal", "end", "opening", "min_bank", "multiples", "kinds", "straights", "full_house",
     "three_pairs", "four_and_pair_as_three_pairs", "two_triplets", "four_and_pair", "five_ones", "five_fives", "split_combinations", "must_keep_triples", "all_scoring_roll",
     "hot_dice", "rule_of_50", "take_over", "last_round", "crosses", "bust_strikes_last_score",
-    "ties", "prediction",
+    "ties", "prediction", "start",
 )
 _META_KEYS = {"name", "description", "base"}
 _CHOICES = {
@@ -206,6 +207,11 @@ def _apply(rules: Rules, data: dict[str, Any], check: _Checker) -> Rules:
                     raise check.fail(f"triple.{face}", "faces are 1 to 6")
                 triples[int(face) - 1] = check.points(f"triple.{face}", points, positive=True)
             changes["triples"] = tuple(triples)
+        elif key == "start":
+            if not isinstance(value, list) or len(value) > MAX_SEATS:
+                raise check.fail(key, f"expected a list of at most {MAX_SEATS} starting scores, first seat first, "
+                                      f"got {_short(value)}")
+            changes[key] = tuple(check.points(f"start.{i}", v) for i, v in enumerate(value))
         elif key == "final_stretch":
             changes[key] = _final_stretch(value, rules.final_stretch, check)
         elif key == "zero_turns":
@@ -311,7 +317,35 @@ def validate(rules: Rules, source: str) -> Rules:
         raise check.fail("prediction", "two dice never score without single 1s or 5s: there is nothing to announce")
     if rules.zero_turns is not None and rules.zero_turns.to == "previous" and rules.crosses:
         raise check.fail("zero_turns", "zero_turns and crosses are two penalty systems for the same scoreless turns; choose one")
+    _validate_start(rules, check)
     return _validate_family(rules, check)
+
+
+def _validate_start(rules: Rules, check: _Checker) -> None:
+    """Each starting score must be one that `start_problem` accepts."""
+    for i, score in enumerate(rules.start):
+        problem = start_problem(rules, score)
+        if problem:
+            raise check.fail(f"start.{i}", problem)
+
+
+def start_problem(rules: Rules, score: int) -> str | None:
+    """Why `score` (points, a multiple of 50) cannot be a starting score under `rules`, or None.
+
+    A start is a score the ruleset can write on the sheet, below the goal; one
+    below the opening is not opened (docs/rules.md, "Starting scores").
+    """
+    fs, zero = rules.final_stretch, rules.zero_turns
+    if not 0 <= score < rules.goal or score % 50:
+        return f"a starting score must be a multiple of 50 from 0 to below the goal ({rules.goal}), got {score}"
+    if rules.rule_of_50 and score % 100:
+        return f"with the rule of 50 a score ending in 50 ({score}) cannot be written"
+    if fs is not None and fs.cap and fs.start < score:
+        return f"with a capped final stretch no score lies between {fs.start} and the goal, got {score}"
+    if 0 < score < rules.opening and zero is not None and isinstance(zero.to, int):
+        return (f"a start below the opening ({rules.opening}) is not opened, and zero_turns falls by points leave "
+                f"opened players below it: the two cannot be told apart")
+    return None
 
 
 def _validate_family(rules: Rules, check: _Checker) -> Rules:
@@ -433,7 +467,8 @@ def to_dict(rules: Rules) -> dict[str, Any]:
     return {
         "name": rules.name,
         "description": rules.description,
-        **{key: getattr(rules, key) for key in _FLAT_KEYS},
+        **{key: getattr(rules, key) for key in _FLAT_KEYS if key != "start"},
+        "start": list(rules.start),
         "straights": rules.straights if not isinstance(rules.straights, Straights)
         else {**{faces: getattr(rules.straights, field) for faces, field in _STRAIGHT_KEYS.items()},
               "from_six": rules.straights.from_six},
@@ -473,7 +508,9 @@ def to_toml(rules: Rules) -> str:
 def content_key(rules: Rules) -> str:
     """A hash of everything that changes play (not the name or description)."""
     data = to_dict(rules)
-    del data["name"], data["description"]
+    # the starting scores select the state a game starts from; they change no solved table (the chances at a start
+    # below the opening are computed beside the table, `solver.starts`), so rulesets that differ only there share it
+    del data["name"], data["description"], data["start"]
     for key, off in _FAMILY_OFF.items():
         if data[key] == off:
             del data[key]

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal, Union
 
+from ..errors import CinqmilleError
 from .bank import BankRules
 
 Multiples = Literal["additive", "linear", "doubling", "fixed"]
@@ -93,6 +94,7 @@ class Rules:
     bust_strikes_last_score: bool = False
     ties: Ties = "off"
     prediction: bool = False
+    start: tuple[int, ...] = ()  # starting scores per seat, first seat first (missing seats start at 0)
     extra: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
 
     # -- derived facts used everywhere -------------------------------------------
@@ -140,6 +142,18 @@ class Rules:
         if self.ties != "off":
             names.append(f"ties = {self.ties}")
         return tuple(names)
+
+    def starts(self, players: int) -> tuple[int, ...]:
+        """The starting score of each of `players` seats (`start`, padded with 0), first seat first.
+
+        A start at or above the opening counts as opened; below it the seat still
+        needs the opening, and the start is added to the bank that opens
+        (`BankRules.opened`: a score below the opening is not opened).
+        """
+        if len(self.start) > players:
+            raise CinqmilleError(f"the ruleset '{self.name}' gives starting scores for {len(self.start)} seats, "
+                                 f"not {players}")
+        return self.start + (0,) * (players - len(self.start))
 
     @cached_property
     def banking(self) -> BankRules:

@@ -110,6 +110,8 @@ def vectorisable(rules: Rules, players: Sequence[str]) -> str | None:
     relaxed = relaxations(rules)
     if relaxed:
         return f"the ruleset has rules outside the solved state ({relaxed[0].split(':')[0]})"
+    if any(rules.start):
+        return "the vectorised engine starts every game at 0 (the ruleset has starting scores)"
     for flag in ("last_round", "take_over", "prediction", "zero_turns"):
         if getattr(rules, flag) not in (False, None):
             return f"the vectorised engine does not play {flag}"

@@ -25,13 +25,15 @@ class ScoreGrid:
     bank: BankRules  # in units of 50
     scores: np.ndarray  # sorted valid scores (units)
     low: int  # the smallest opened score (units)
+    pending: tuple[int, ...] = ()  # starting scores below the opening (units): not opened, the start still to add
 
     @classmethod
-    def of(cls, rules: Rules) -> "ScoreGrid":
+    def of(cls, rules: Rules, pending: tuple[int, ...] = ()) -> "ScoreGrid":
+        """The grid of `rules`; `pending` adds starting scores below the opening (`Rules.start`, units)."""
         br = BankRules.of(rules)
-        falls = rules.zero_turns is not None and isinstance(rules.zero_turns.to, int)
-        low = 1 if falls else max(br.opening, 1)
-        return cls(rules, br, np.array([0] + list(range(low, br.goal)), dtype=np.int64), low)
+        low = max(br.opened_from, 1)
+        extra = sorted({int(p) for p in pending if 0 < p < low})
+        return cls(rules, br, np.array([0] + extra + list(range(low, br.goal)), dtype=np.int64), low, tuple(extra))
 
     @property
     def goal(self) -> int:
@@ -40,7 +42,7 @@ class ScoreGrid:
 
     def valid(self, score_units: int) -> bool:
         """Whether a banked score (units) can occur below the goal."""
-        return score_units == 0 or self.low <= score_units < self.goal
+        return score_units == 0 or self.low <= score_units < self.goal or score_units in self.pending
 
     def cap(self, a: np.ndarray) -> np.ndarray:
         """First turn total (units) from which the pair's turn states are terminal (see TurnKernel)."""

@@ -94,10 +94,13 @@ class Level:
     succ: np.ndarray  # (P,) the row a bust leads to: the scores rotated, (a, b, c) -> (b, c, a)
 
 
-def levels(grid: ScoreGrid, players: int) -> list[tuple[int, Level]]:
-    """Every level of turn starts, highest sum first."""
+def levels(grid: ScoreGrid, players: int, pending_only: bool = False) -> list[tuple[int, Level]]:
+    """Every level of turn starts, highest sum first (`pending_only`: the rows where a player holds a pending
+    start, `ScoreGrid.pending`; a bust rotates a row, so they are closed under it)."""
     s = grid.scores
     rows = np.stack(np.meshgrid(*([s] * players), indexing="ij"), axis=-1).reshape(-1, players)
+    if pending_only:
+        rows = rows[np.isin(rows, np.asarray(grid.pending, dtype=np.int64)).any(axis=1)]
     sums = rows.sum(axis=1)
     out = []
     g = grid.goal
@@ -143,16 +146,22 @@ class Chasing:
 
 
 def solve_players(rules: Rules, players: int = 3, tol: float = 1e-12, progress: Progress | None = None,
-                  kernel: TurnKernel | None = None) -> tuple[np.ndarray, LevelStats, Chasing]:
+                  kernel: TurnKernel | None = None, pending: tuple[int, ...] = (),
+                  base: np.ndarray | None = None) -> tuple[np.ndarray, LevelStats, Chasing]:
     """Turn-start seat values ``W[a, b, c, j]`` (units of 50; j < players - 1; NaN for impossible scores),
-    the solve's figures, and the cycles without a stationary policy (`CHASE`, `Chasing`)."""
+    the solve's figures, and the cycles without a stationary policy (`CHASE`, `Chasing`).
+
+    `pending` and `base` extend a solved table `base` to the starting scores below
+    the opening (units; `solver.starts`): only the rows where a player holds one
+    are solved, the others read from `base`.
+    """
     if not 2 <= players <= MAX_PLAYERS:
         raise ValueError(f"players must be 2 to {MAX_PLAYERS}, got {players}")
-    grid = ScoreGrid.of(rules)
+    grid = ScoreGrid.of(rules, pending)
     kernel = kernel or TurnKernel(rules)
     g = grid.goal
-    w = np.full((g,) * players + (players - 1,), np.nan)
-    todo = levels(grid, players)
+    w = np.full((g,) * players + (players - 1,), np.nan) if base is None else base.copy()
+    todo = levels(grid, players, pending_only=base is not None)
     passes = states = 0
     worst = 0.0
     chasing: list[np.ndarray] = []

@@ -24,7 +24,6 @@ from ..rules.bank import UNIT
 from .grid import ScoreGrid
 from .kernel import TurnKernel
 from .policy import PolicyTable, TurnRows, TurnTable, differs, keep_choices, ranking, sample_groups
-from .seats import every_seat
 from .turns import GameModel
 
 Objective = Literal["win", "expected", "race"]
@@ -96,11 +95,10 @@ class SolveResult:
 
     @property
     def win(self) -> tuple[float, ...]:
-        """Each seat's chance to win from the start of the game, first seat first."""
-        self._need("win")
-        if self.players > 2:
-            return tuple(float(x) for x in every_seat(self.values[(0,) * self.players]))
-        return tuple(float(x) for x in every_seat(self.tables[0, 0, 0:1]))
+        """Each seat's chance to win from the start of the game (the ruleset's `start`), first seat first."""
+        from .starts import chances
+
+        return tuple(float(x) for x in chances(self, [self.rules.starts(self.players)])[0])
 
     def expected_turn(self, opened: bool = True) -> float:
         """`expected` objective: the mean points of a turn played for them, from its start (a bust banks 0)."""

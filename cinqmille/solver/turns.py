@@ -50,9 +50,9 @@ def table_kinds(rules: Rules) -> int:
 class GameModel:
     """The rows, caps and bank values of the two-player game under one ruleset."""
 
-    def __init__(self, rules: Rules, kernel: TurnKernel | None = None):
+    def __init__(self, rules: Rules, kernel: TurnKernel | None = None, pending: tuple[int, ...] = ()):
         self.rules = rules
-        self.grid = ScoreGrid.of(rules)
+        self.grid = ScoreGrid.of(rules, pending)
         self.kernel = kernel or TurnKernel(rules)
         self.counters = counted(rules)
         self.seats = table_kinds(rules)

@@ -206,27 +206,42 @@ def level_turns(model: GameModel, seat: np.ndarray, a: np.ndarray, b: np.ndarray
 
 
 def solve_game(rules: Rules, tol: float = 1e-12, progress: Progress | None = None,
-               kernel: TurnKernel | None = None) -> tuple[np.ndarray, np.ndarray | None, LevelStats]:
+               kernel: TurnKernel | None = None, pending: tuple[int, ...] = (),
+               base: tuple[np.ndarray, np.ndarray | None] | None = None,
+               ) -> tuple[np.ndarray, np.ndarray | None, LevelStats]:
     """Turn-start win probabilities ``W[a, b]`` (units of 50, NaN for impossible scores), the take-over
     offer tables (None without take_over) and the work done.
 
     Under `last_round` the table has a leading seat axis: ``W[seat, a, b]``, seat 0
     being the player who opens each round.
+
+    `pending` and `base` extend a solved table (`base`: its ``W`` and offers) to
+    the starting scores below the opening (`pending`, units; `solver.starts`):
+    only the rows where a player holds one are solved, by the same levels, the
+    others read from `base` (no state of the table leads to a pending one).
     """
-    model = GameModel(rules, kernel)
+    model = GameModel(rules, kernel, pending)
     grid = model.grid
     g = grid.goal
     w = np.full((model.seats, g, g), np.nan)
+    extra = np.asarray(grid.pending, dtype=np.int64)
+    if base is not None:
+        w[:] = base[0] if base[0].ndim == 3 else base[0][None]
+        if model.offers is not None and base[1] is not None:
+            model.offers[:] = base[1]
     top = 2 * (g - 1)
     levels = passes = states = 0
     worst = 0.0
-    total_pairs = len(grid.scores) ** 2
+    total_pairs = len(grid.scores) ** 2 - (len(grid.scores) - len(extra)) ** 2 * (base is not None)
     shown = 0.0
     for sweep in range(MAX_SWEEPS):
         before = w.copy() if model.counters else None
         done = 0
         for total in range(top, -1, -1):
             seat, a, b = level_rows(model, total)
+            if base is not None:
+                keep = np.isin(a, extra) | np.isin(b, extra)
+                seat, a, b = seat[keep], a[keep], b[keep]
             if not len(a):
                 continue
             solved = solve_level(model.kernel, level_turns(model, seat, a, b, w), tol)
