@@ -45,8 +45,8 @@ def expected_turn(rules: Rules, graph: KeepGraph | None = None) -> np.ndarray:
     t_all = np.arange(tpad)
     m = np.arange(1, d + 1)
     idx_base = g.keep_units * d + (g.keep_next - 1)
-    for opened in (0, 1):  # banked 0 (not opened, if there is an opening) or one unit
-        allowed = br.allowed(opened, t_all[:, None], m)
+    for opened in (0, 1):  # banked 0 (not opened, if there is an opening) or the smallest opened score
+        allowed = br.allowed(opened * br.opened_from, t_all[:, None], m)
         # past the span: bank at once (a must-roll full hand is rolled once, then banked)
         value = np.repeat((t_all * float(UNIT))[:, None], d, axis=1)
         value[:, ~br.hand_ok(m)] *= 1.0 - g.bust_prob[d - 1]
@@ -142,7 +142,8 @@ def expected_rows(rules: Rules, values: np.ndarray | None = None) -> TurnRows:
     m = np.arange(1, d + 1)[None, :]
     banks, rolls = [], []
     for opened in (0, 1):  # past the table (layers top + 1 on) the turn is banked at once, as `expected_turn` says
-        banks.append(np.where(br.allowed(opened, t, m) | (t > top), (t * UNIT).astype(float), -np.inf))
+        banks.append(np.where(br.allowed(opened * br.opened_from, t, m) | (t > top), (t * UNIT).astype(float),
+                              -np.inf))
         rolls.append(np.concatenate([e[opened], np.full((extra, d), -np.inf)]))
     cap = top + extra - 1
     block = ExpectedRows(rules, np.array([cap, cap]), np.array([0, cap + 2]), np.zeros(2),
