@@ -61,6 +61,8 @@ def compute(rules: Rules, objective: Objective = "win", progress: Progress | Non
         notes = ("one turn on its own: the goal and end-of-game rules do not apply",)
     elif objective == "average":
         average = average_turn(rules)
+        # the counts are the state of this objective: only the rules that need a score history are left out
+        relaxed = tuple(f"{name}: needs a score history; solved as if the rule were off" for name in rules.history_rules)
         values, residual, states = average.tables, average.residual, int(average.tables.size)
         extra = {"gain": average.gain, "relative": list(average.relative), "bust": list(average.bust)}
         notes = ("a long game: the scoreless-turn count carries from turn to turn, with no goal and no end-of-game "
