@@ -290,3 +290,57 @@ def brute_force_game(rules: Rules, far: int = 10000, tol: float = 1e-13,
         if change < tol:
             break
     return {(s, a, b): v[(s, a, b, 0, d)] for s in seats for a in scores for b in scores}
+
+
+def brute_force_average(rules: Rules, span: int = 4, tol: float = 1e-11, max_sweeps: int = 2000
+                        ) -> tuple[float, list[float]]:
+    """(gain, h): the most points per turn over a long game, and each scoreless-count's relative value (h[0] = 0).
+
+    Relative value iteration, written from RULES.md section 9 ("The long-run objective"):
+    a bank of t points is worth t and sends the count to 0; a scoreless turn from
+    count z sends it to z + 1, or, when that makes `zero_turns.count`, costs the
+    penalty and sends it to 0. Each turn is plain memoised recursion over (t, m).
+    The player has opened (`min_bank`); as the solver's `expected` turn, totals past
+    `span` times the goal are banked at once and an instant win counts its points
+    (the goal) on top of the turn.
+    """
+    d = rules.dice
+    zero = rules.zero_turns
+    count = zero.count if zero is not None else 1
+    penalty = -int(zero.to) if zero is not None else 0
+    outcomes = {n: roll_outcomes(rules, n) for n in range(1, d + 1)}
+    full_bank = rules.hot_dice == "optional" and rules.all_scoring_roll == "free"
+    least = max(rules.min_bank, 50)
+    top = span * rules.goal
+
+    def turn(bust: float) -> float:
+        @lru_cache(maxsize=None)
+        def value(t: int, m: int) -> float:
+            may_bank = t >= least and (m != d or full_bank)
+            if t > top:
+                if may_bank:
+                    return float(t)
+                return (1.0 - outcomes_bust[m]) * t + outcomes_bust[m] * bust
+            roll = 0.0
+            for prob, keeps in outcomes[m]:
+                if not keeps:
+                    roll += prob * bust
+                    continue
+                roll += prob * max(t + points if win else value(t + points, nxt) for points, nxt, win in keeps)
+            return max(float(t), roll) if may_bank else roll
+
+        return value(0, d)
+
+    outcomes_bust = {n: sum(p for p, keeps in outcomes[n] if not keeps) for n in outcomes}
+    h = [0.0] * count
+    gain = 0.0
+    for _ in range(max_sweeps):
+        busts = [h[z + 1] if z + 1 < count else h[0] - penalty for z in range(count)]
+        starts = [turn(b) for b in busts]
+        gain = starts[0] - h[0]
+        new = [s - starts[0] for s in starts]
+        change = max(abs(x - y) for x, y in zip(new, h))
+        h = new
+        if change < tol:
+            break
+    return gain, h

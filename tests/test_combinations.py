@@ -70,7 +70,12 @@ def rule_units(rules: Rules, n: int) -> dict[str, list[Unit]]:
         units["three pairs"] += _patterns((4, 2))
     for unit in _straights(rules, n):
         units["-".join(map(str, unit))] = [unit]
-    return {name: [u for u in found if len(u) <= n] for name, found in units.items()}
+    units = {name: [u for u in found if len(u) <= n] for name, found in units.items()}
+    if rules.no_score_roll and n == rules.dice:  # Zilch: a roll of all the dice holding no other unit is one
+        others = [u for found in units.values() for u in found]
+        units["no score"] = [roll for roll in itertools.combinations_with_replacement(range(1, 7), n)
+                             if not any(_holds(roll, u) for u in others)]
+    return units
 
 
 def _holds(roll: Unit, unit: Unit) -> bool:
@@ -130,6 +135,8 @@ RULESETS: dict[str, dict[str, Any]] = {
     "straights-5-by-faces": {"straights": {"12345": 500, "23456": 750}},
     "straights-6-five-dice-rolls": {**SIX, "straights": {"12345": 500, "23456": 750, "123456": 1500}},
     "straights-6-from-six": {**SIX, "straights": {"12345": 500, "23456": 750, "123456": 1500, "from_six": True}},
+    "no-score-roll-6": {**SIX, "three_pairs": 1500, "straights": 1500, "no_score_roll": 500},
+    "no-score-roll-5": {"no_score_roll": 300},
     "everything": {**SIX, "multiples": "fixed", "kinds": {"4": 1000, "5": 2000, "6": 3000}, "full_house": 1250,
                    "three_pairs": 1500, "four_and_pair_as_three_pairs": True, "two_triplets": 2500,
                    "four_and_pair": 1500, "straights": {"12345": 500, "23456": 750, "from_six": True}},
@@ -169,6 +176,8 @@ def test_three_pairs_bust_figure_of_the_rule_book() -> None:
     ("straights-6-five-dice-rolls", "123456", 1500), ("straights-6-five-dice-rolls", "23456", 750),
     ("straights-6-five-dice-rolls", "234565", None), ("straights-6-from-six", "234565", 800),
     ("straights-6-from-six", "112345", 600), ("straights-6-from-six", "234566", None),
+    ("no-score-roll-6", "223346", 500), ("no-score-roll-6", "22334", None), ("no-score-roll-6", "223345", None),
+    ("no-score-roll-5", "22346", 300), ("no-score-roll-5", "2234", None),
 ])
 def test_value_of_a_whole_roll(name: str, faces: str, points: int | None) -> None:
     """The points of keeping a whole roll, worked out by hand from the rule text (None: some die cannot score)."""
@@ -185,6 +194,17 @@ def test_five_dice_straight_counts_by_roll_size() -> None:
     assert keeps == {(5,): 50, (2, 3, 4, 5, 6): 750}
     keeps = {faces_of(k.dice): k.points for k in legal_keeps(five_only, counts_of("234566"))}
     assert keeps == {(5,): 50}
+
+
+def test_no_score_roll_is_a_full_hand_of_its_points() -> None:
+    """Under no_score_roll, six dice that score nothing are one keep of all six, worth its points; fewer dice bust."""
+    rules = ALL["no-score-roll-6"]
+    assert [(faces_of(k.dice), k.points) for k in legal_keeps(rules, counts_of("224466"))] == [((2, 2, 4, 4, 6, 6),
+                                                                                                 1500)]
+    assert [(faces_of(k.dice), k.points) for k in legal_keeps(rules, counts_of("223346"))] == [((2, 2, 3, 3, 4, 6),
+                                                                                                 500)]
+    assert odds(rules)[5].bust == 0 and odds(rules)[4].bust == odds(load_rules("six-dice"))[4].bust
+    assert legal_keeps(rules, counts_of("22346")) == ()
 
 
 def test_unsplittable_three_pairs_are_kept_whole_or_not_at_all() -> None:
@@ -283,6 +303,7 @@ TINY_FAMILY: dict[str, dict[str, Any]] = {
                                 "straights": {"12345": 100, "23456": 150, "123456": 250, "from_six": True}},
     "tiny-straights-five-dice": {**SIX, "goal": 300, "opening": 100,
                                  "straights": {"12345": 150, "23456": 200, "123456": 0}},
+    "tiny-no-score-roll": {**SIX, "goal": 300, "opening": 100, "no_score_roll": 100},
     "tiny-five-dice-family": {"goal": 350, "opening": 100, "multiples": "fixed", "kinds": {"4": 250, "5": 300},
                               "five_ones": "multiples", "straights": {"12345": 150, "23456": 250}},
 }

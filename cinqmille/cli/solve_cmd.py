@@ -35,6 +35,9 @@ def headline(result: SolveResult) -> dict:
     elif result.objective == "expected":
         out["expected_turn_opened"] = result.expected_turn(opened=True)
         out["expected_turn_not_opened"] = result.expected_turn(opened=False)
+    elif result.objective == "average":
+        out["average_turn"] = result.average_turn()
+        out["relative_by_scoreless"] = [float(x) - out["average_turn"] for x in result.values[:, 0, rules.dice - 1]]
     else:
         out["race_turns_from_zero"] = result.race_turns()
     return out
@@ -43,7 +46,8 @@ def headline(result: SolveResult) -> dict:
 @click.command("solve")
 @rules_option
 @click.option("--objective", type=click.Choice(OBJECTIVES), default="win", show_default=True,
-              help="win: chance to win a two-player game; expected: points of one turn; race: turns to the goal alone.")
+              help="win: chance to win a two-player game; expected: points of one turn; race: turns to the goal alone; "
+                   "average: points per turn over a long game (scoreless-turn counts carried).")
 @click.option("--players", type=WholeNumber(2, MAX_PLAYERS), default=2, show_default=True,
               help=f"Players at the table (2 to {MAX_PLAYERS}; the win objective).")
 @click.option("--no-cache", is_flag=True, help="Solve again even if a cached table exists (and do not write one).")
@@ -83,6 +87,10 @@ def command(rules_spec: str, objective: str, players: int, no_cache: bool, max_s
     elif objective == "expected":
         click.echo(f"Best expected points of one turn: {data['expected_turn_opened']:.1f} when opened, "
                    f"{data['expected_turn_not_opened']:.1f} before opening (opening {rules.opening}).")
+    elif objective == "average":
+        click.echo(f"Most points per turn over a long game: {data['average_turn']:.3f}"
+                   + (f" (scoreless-turn rule: {rules.zero_turns.count} in a row cost {-int(rules.zero_turns.to)})"
+                      if rules.zero_turns is not None and isinstance(rules.zero_turns.to, int) else "") + ".")
     else:
         click.echo(f"Fewest expected turns to reach {rules.goal} alone from 0: {data['race_turns_from_zero']:.2f}.")
     if not result.exact:

@@ -9,7 +9,8 @@ Every scoring combination of a ruleset is written here, once:
 - the combinations of several faces, as data (`combinations(rules)`): each a
   count vector with its points and the numbers of dice rolled in which it
   counts (straights by their faces, the full house, three pairs, two
-  triplets, four of a kind and a pair).
+  triplets, four of a kind and a pair, and under `no_score_roll` each roll
+  of all the dice that holds no other unit: Zilch's "nothing").
 
 A *reading* splits dice into these units; it is *complete* when it uses every
 die. The value of a set kept from a roll of `roll` dice is its best complete
@@ -19,7 +20,7 @@ reading; a set with no complete reading cannot be kept.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterable, Iterator
 
@@ -86,6 +87,10 @@ def combinations(rules: Rules) -> tuple[Combination, ...]:
         add("three pairs", _pattern((4, 2)), rules.three_pairs, any_roll)
     add("two triplets", _pattern((3, 3)), rules.two_triplets, any_roll)
     add("four of a kind and a pair", _pattern((4, 2)), rules.four_and_pair, any_roll)
+    if rules.no_score_roll:  # every roll of all the dice that would be a bust without this rule
+        plain = replace(rules, no_score_roll=0)
+        rolls = {counts_of(f + 1 for f in faces) for faces in itertools.combinations_with_replacement(range(6), d)}
+        add("no score", sorted(c for c in rolls if is_bust(plain, c)), rules.no_score_roll, frozenset({d}))
     return tuple(out)
 
 

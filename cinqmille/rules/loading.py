@@ -38,7 +38,7 @@ MAX_SEATS = 8  # entries of `start` (the engine's largest game)
 #: The keys of a rules file that are a plain value, in the order of `to_dict` (the tables follow).
 _FLAT_KEYS = (
     "dice", "goal", "end", "opening", "min_bank", "multiples", "kinds", "straights", "full_house",
-    "three_pairs", "four_and_pair_as_three_pairs", "two_triplets", "four_and_pair", "five_ones", "five_fives", "split_combinations", "must_keep_triples", "all_scoring_roll",
+    "three_pairs", "four_and_pair_as_three_pairs", "two_triplets", "four_and_pair", "no_score_roll", "five_ones", "five_fives", "split_combinations", "must_keep_triples", "all_scoring_roll",
     "hot_dice", "rule_of_50", "take_over", "last_round", "crosses", "bust_strikes_last_score",
     "ties", "prediction", "start",
 )
@@ -61,6 +61,7 @@ _BOOLS = {
 #: a ruleset that does not use them keeps the cache identity it had before they existed.
 _FAMILY_OFF: dict[str, Any] = {
     "kinds": False, "three_pairs": 0, "four_and_pair_as_three_pairs": False, "two_triplets": 0, "four_and_pair": 0,
+    "no_score_roll": 0,
 }
 #: Every key a rules file may have at its top level (the meta keys, the plain values and the tables).
 _TOP_KEYS = (*sorted(_META_KEYS), *_FLAT_KEYS, "single", "triple", "final_stretch", "zero_turns")
@@ -176,7 +177,8 @@ def _apply(rules: Rules, data: dict[str, Any], check: _Checker) -> Rules:
             changes[key] = value
         elif key in ("goal",):
             changes[key] = check.points(key, value, positive=True)
-        elif key in ("opening", "min_bank", "full_house", "three_pairs", "two_triplets", "four_and_pair"):
+        elif key in ("opening", "min_bank", "full_house", "three_pairs", "two_triplets", "four_and_pair",
+                     "no_score_roll"):
             if value is False and key != "opening" and key != "min_bank":
                 value = 0
             changes[key] = check.points(key, value)

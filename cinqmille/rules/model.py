@@ -79,6 +79,7 @@ class Rules:
     four_and_pair_as_three_pairs: bool = False
     two_triplets: int = 0
     four_and_pair: int = 0
+    no_score_roll: int = 0  # a roll of all the dice with no scoring die scores these points (Zilch), 0 = a bust
     five_ones: FiveOfAKind = "win"
     five_fives: FiveOfAKind = 5000
     split_combinations: bool = True

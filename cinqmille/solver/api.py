@@ -18,12 +18,12 @@ from .budget import Limits, TooLarge, check_budget
 from .grid import ScoreGrid
 from .kernel import TurnKernel
 from .n_player import MAX_PLAYERS, chase_note, relaxations_n, solve_players
-from .objectives import EXPECTED_SPAN, expected_turn, race_turns
+from .objectives import EXPECTED_SPAN, average_counters, average_turn, expected_turn, race_turns
 from .result import Objective, SolveResult
 from .turns import table_kinds
 from .two_player import Progress, relaxations, solve_game
 
-OBJECTIVES: tuple[str, ...] = ("win", "expected", "race")
+OBJECTIVES: tuple[str, ...] = ("win", "expected", "race", "average")
 
 
 def compute(rules: Rules, objective: Objective = "win", progress: Progress | None = None,
@@ -47,7 +47,7 @@ def compute(rules: Rules, objective: Objective = "win", progress: Progress | Non
     if objective == "win" and players > 2:
         values, stats, chasing = solve_players(rules, players, tol=tol, progress=progress)
         residual, states = stats.residual, stats.states
-        extra = {"levels": stats.levels, "passes": stats.passes, "chasing_rows": int(len(chasing))}
+        extra: dict[str, Any] = {"levels": stats.levels, "passes": stats.passes, "chasing_rows": int(len(chasing))}
         relaxed = relaxed + chase_note(chasing, residual)
         notes: tuple[str, ...] = ()
     elif objective == "win":
@@ -59,6 +59,14 @@ def compute(rules: Rules, objective: Objective = "win", progress: Progress | Non
         values = expected_turn(rules)
         residual, states, extra = 0.0, int(values.size), {}
         notes = ("one turn on its own: the goal and end-of-game rules do not apply",)
+    elif objective == "average":
+        average = average_turn(rules)
+        # the counts are the state of this objective: only the rules that need a score history are left out
+        relaxed = tuple(f"{name}: needs a score history; solved as if the rule were off" for name in rules.history_rules)
+        values, residual, states = average.tables, average.residual, int(average.tables.size)
+        extra = {"gain": average.gain, "relative": list(average.relative), "bust": list(average.bust)}
+        notes = ("a long game: the scoreless-turn count carries from turn to turn, with no goal and no end-of-game "
+                 "rules; the player has opened, and his score is far enough above 0 that a penalty is never cut",)
     else:
         values, residual = race_turns(rules, tol=tol, kernel=TurnKernel(rules, win_value=0.0))
         grid = ScoreGrid.of(rules)
@@ -114,6 +122,13 @@ def result_spec(rules: Rules, objective: str, players: int = 2) -> cache.TableSp
         top = EXPECTED_SPAN * g
         return cache.TableSpec.of(rules, "solve", objective, 1, {"values": ((2, top + 1, d), "float64")},
                                   cache.bounded_check(0.0, float(EXPECTED_SPAN * rules.goal + rules.goal) * 2,
+                                                      nan_ok=False))
+    if objective == "average":
+        top = EXPECTED_SPAN * g
+        count, penalty = average_counters(rules)
+        return cache.TableSpec.of(rules, "solve", objective, 1, {"values": ((count, top + 1, d), "float64")},
+                                  cache.bounded_check(-float(penalty) - 1.0,
+                                                      float(EXPECTED_SPAN * rules.goal + rules.goal) * 2,
                                                       nan_ok=False))
     valid = np.zeros(g, dtype=bool)
     valid[grid.scores] = True

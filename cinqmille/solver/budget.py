@@ -77,9 +77,10 @@ def estimate(rules: Rules, objective: str = "win", players: int = 2) -> Estimate
     grid = ScoreGrid.of(rules)
     g = grid.goal
     caps = grid.cap(grid.scores).astype(np.int64)
-    if objective == "expected":
+    if objective in ("expected", "average"):
         top = EXPECTED_SPAN * g
-        return Estimate(2 * (top + 1) * d, 2 * (top + _PAD) * d * 8 * 4)
+        tables = 2 if objective == "expected" else (rules.zero_turns.count if rules.zero_turns else 1)
+        return Estimate(tables * (top + 1) * d, (tables + 1) * (top + _PAD) * d * 8 * 4)
     if objective == "race":
         states = int((caps + 1).sum()) * d
         return Estimate(states, g * g * 8 + (int(caps.max()) + _PAD) * d * 8 * _WORK_ARRAYS)

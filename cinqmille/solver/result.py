@@ -26,7 +26,7 @@ from .kernel import TurnKernel
 from .policy import PolicyTable, TurnRows, TurnTable, differs, keep_choices, ranking, sample_groups
 from .turns import GameModel
 
-Objective = Literal["win", "expected", "race"]
+Objective = Literal["win", "expected", "race", "average"]
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,9 @@ class SolveResult:
 
     rules: Rules
     objective: Objective
-    values: np.ndarray  # win: W[a, b] (units of 50), W[seat, a, b] under last_round; expected: E[opened, t, m]; race: R[a]
+    values: np.ndarray  # win: W[a, b] (units of 50), W[seat, a, b] under last_round; expected: E[opened, t, m];
+    # race: R[a]; average: E[z, t, m], the turn of scoreless-turn count z (a bank worth t, a scoreless end the
+    # count's relative value)
     residual: float
     seconds: float
     states: int
@@ -104,6 +106,11 @@ class SolveResult:
         """`expected` objective: the mean points of a turn played for them, from its start (a bust banks 0)."""
         self._need("expected")
         return float(self.values[int(opened), 0, self.rules.dice - 1])
+
+    def average_turn(self) -> float:
+        """`average` objective: the most points per turn over a long game (the gain: the turn from a count of 0)."""
+        self._need("average")
+        return float(self.values[0, 0, self.rules.dice - 1])
 
     def race_turns(self, score: int = 0) -> float:
         """`race` objective: the fewest expected turns one player alone needs from `score` to the goal."""
