@@ -38,7 +38,7 @@ import numpy as np
 from ..errors import CinqmilleError
 from ..rules import Rules
 from ..solver import cache
-from ..solver.kernel import UNIT
+from ..solver.kernel import TIE, UNIT
 from ..position import Position
 from ..solver.n_player import leading, seat_rows
 from ..solver.policy import LazyGroups, TurnRows, differs, layout_problem, sample_groups
@@ -73,7 +73,7 @@ class SeatsTable(LazyGroups, TurnRows):
         self.move_v = move  # (layers, D) int8: the move `TurnRows.move` chose
         self.announce_v = announce  # (layers,) int8: index into (0,) + choices of `TurnRows.announcement`
         super().__init__(rules, cap, offset, np.zeros(len(cap)), np.empty((0, rules.dice)), np.empty((0, rules.dice)),
-                         None, None, choices, period, ready=False)
+                         None, None, choices, period, ready=False, tie=TIE)
         self.value_v = value
         self.exact_solve = exact_solve
         self.assumptions = tuple(assumptions)

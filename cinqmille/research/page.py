@@ -281,13 +281,17 @@ def fair_section(fairs: Sequence[Any]) -> list[str]:
 
 
 def write_fair_section(path: Path, fairs: Sequence[Any]) -> Path:
-    """Put the fair head starts section in the page at `path` (in place of the old one, else before the
-    figures), leaving the rest of the page as it is."""
+    """Put the fair head starts section in the page at `path` (`write_section`)."""
+    return write_section(path, FAIR_HEADING, fair_section(fairs))
+
+
+def write_section(path: Path, heading: str, section: list[str]) -> Path:
+    """Put `section` (which starts with `heading`) in the page at `path`, in place of the old one, else
+    before the figures, leaving the rest of the page as it is."""
     path = Path(path)
     lines = path.read_text().splitlines() if path.exists() else []
-    section = fair_section(fairs)
-    if FAIR_HEADING in lines:
-        start = lines.index(FAIR_HEADING)
+    if heading in lines:
+        start = lines.index(heading)
         end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
     else:
         start = end = lines.index("## Figures") if "## Figures" in lines else len(lines)
@@ -298,6 +302,35 @@ def write_fair_section(path: Path, fairs: Sequence[Any]) -> Path:
 
     atomic_write(path, write)
     return path
+
+
+PLAYERS_HEADING = "## Two, three and four players side by side"
+PLAYERS_COMMAND = "python -m cinqmille.research.page players docs/variants.md"
+
+
+def players_section(rows: Sequence[Any], measured: str = "") -> list[str]:
+    """The seats' chances of every preset at small goals for two, three and four players
+    (`research.players.players_rows`), as a Markdown section."""
+    if not rows:
+        return []
+    out = [PLAYERS_HEADING, "",
+           "Every preset played to a small goal (its opening kept where it is below the goal, else halved; a preset "
+           "whose rules need a larger goal, such as `house`'s final stretch from 4000, is left out), solved exactly "
+           "for two, three and four players (`cinqmille solve --players N`). The first seat's edge is its chance "
+           "above a fair share (1/N), in points; *not exact*: the solve states an assumption (rules outside the "
+           "n-player model solved as if off, or chasing bust cycles settled by a mixed choice, RULES.md section 8). "
+           f"Written by `{PLAYERS_COMMAND}` (this section alone){measured}.", ""]
+    cells = [["ruleset", "goal", "players", "seats' chances", "first seat's edge", "solve time"]]
+    for preset, goal, solves in rows:
+        for sc in solves:
+            if sc.win is None:
+                cells.append([preset, str(goal), str(sc.players), "beyond the default budget", "", ""])
+                continue
+            chances = ", ".join(_pct(w) for w in sc.win) + ("" if sc.exact else " (not exact)")
+            edge = sc.edge
+            cells.append([preset, str(goal), str(sc.players), chances, f"{edge:+.2f}",
+                          f"{sc.seconds:.0f} s" if sc.seconds >= 1 else "cached or < 1 s"])
+    return out + _table(cells) + [""]
 
 
 def fair_presets() -> list[Any]:
@@ -386,9 +419,21 @@ def write_page(path: Path, rows: Sequence[RulesetComparison], config: CompareCon
     return path
 
 
-if __name__ == "__main__":  # python -m cinqmille.research.page fair PAGE: the fair head starts section alone
+if __name__ == "__main__":  # python -m cinqmille.research.page fair|players PAGE: one section alone
     import sys
+    import time
 
-    if len(sys.argv) != 3 or sys.argv[1] != "fair":
-        sys.exit(f"usage: {FAIR_COMMAND}")
-    write_fair_section(Path(sys.argv[2]), fair_presets())
+    if len(sys.argv) != 3 or sys.argv[1] not in ("fair", "players"):
+        sys.exit(f"usage: {FAIR_COMMAND}\n       {PLAYERS_COMMAND}")
+    if sys.argv[1] == "fair":
+        write_fair_section(Path(sys.argv[2]), fair_presets())
+    else:
+        from ..rules import PRESET_NAMES
+        from .players import players_rows
+
+        begun = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        found = players_rows(PRESET_NAMES)
+        load = os.getloadavg()[0]
+        write_section(Path(sys.argv[2]), PLAYERS_HEADING, players_section(
+            found, f"; measured {begun} on the project's shared 2-core machine (load {load:.1f}), each solve "
+                   "timed in the same process"))

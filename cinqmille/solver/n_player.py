@@ -57,7 +57,7 @@ import numpy as np
 
 from ..rules import Rules
 from .grid import ScoreGrid
-from .kernel import TurnKernel
+from .kernel import TIE, TurnKernel
 from .level import LevelTurns, residual_words, solve_level
 from .settle import Settled
 from .seats import every_seat, pass_dice
@@ -296,4 +296,5 @@ def seat_rows(result: "SolveResult", a: int, others: np.ndarray) -> "TurnRows":
     bank_v = (bank.a[:, :n, :, 0] + bank.b[:, :n] * l0[:, None, None]).reshape(-1, d)
     return TurnRows(rules, caps, offset, l0, bank_v, rolled(plain, predict).reshape(-1, d),
                     None if predict is None else plain[:, :, 1].reshape(-1).copy(),
-                    None if predict is None else predict.reshape(-1, predict.shape[-1]), choices, kernel.period)
+                    None if predict is None else predict.reshape(-1, predict.shape[-1]), choices, kernel.period,
+                    tie=TIE)

@@ -107,14 +107,26 @@ SAME_PASS_TOL = 1e-12
 
 
 # -- the tie-break rule, written once ------------------------------------------------------
-def best(values: np.ndarray) -> np.ndarray:
-    """Index of the chosen option along the last axis: the first of the largest values."""
-    return np.asarray(np.argmax(values, axis=-1))
+def best(values: np.ndarray, tie: float = 0.0) -> np.ndarray:
+    """Index of the chosen option along the last axis: the first of the options within `tie` of the largest
+    value (the solver's rule: exact ties for two players, `kernel.TIE` with seat values, docs/solver.md "Ties")."""
+    values = np.asarray(values)
+    if tie == 0.0:
+        return np.asarray(np.argmax(values, axis=-1))
+    return np.asarray(np.argmax(tied(values, np.max(values, axis=-1, keepdims=True), tie), axis=-1))
 
 
-def ranking(values: np.ndarray) -> np.ndarray:
-    """Options from best to worst along the last axis (ties keep their order): ``ranking(v)[..., 0] == best(v)``."""
-    return np.argsort(-np.asarray(values), axis=-1, kind="stable")
+def tied(values: np.ndarray, top: np.ndarray, tie: float) -> np.ndarray:
+    """Whether each option is as good as `top` for the player to move: equal, or within `tie` of it."""
+    return np.asarray(values == top) if tie == 0.0 else np.asarray(values >= top - tie)
+
+
+def ranking(values: np.ndarray, tie: float = 0.0) -> np.ndarray:
+    """Options from best to worst along the last axis of one decision (ties keep their order):
+    ``ranking(v, tie)[0] == best(v, tie)``."""
+    order = np.argsort(-np.asarray(values), axis=-1, kind="stable")
+    first = int(best(values, tie))
+    return np.concatenate([[first], order[order != first]]).astype(np.int64)
 
 
 def keep_key(units: Any, left: Any, win: Any) -> np.ndarray:
@@ -178,7 +190,7 @@ class TurnRows:
     def __init__(self, rules: Rules, cap: np.ndarray, offset: np.ndarray, bust: np.ndarray,
                  bank: np.ndarray, roll: np.ndarray, plain: np.ndarray | None = None,
                  predict: np.ndarray | None = None, choices: tuple[int, ...] = (), period: int = 1,
-                 ready: bool = True):
+                 ready: bool = True, tie: float = 0.0):
         self.rules = rules
         self.dice = rules.dice
         self.exact = rules.end == "exact"
@@ -191,6 +203,7 @@ class TurnRows:
         self.plain_v = plain  # (layers,) or None
         self.predict_v = predict  # (layers, V) or None
         self.choices = tuple(int(c) for c in choices)  # announcements, in points
+        self.tie = tie  # values this close are a tie for the player to move (0: exact ties, two players)
         self.value_v = np.empty_like(roll)  # (layers, D) value of the state, filled by `_values`
         self._expected: dict[tuple[int, int], TurnExpectation] = {}
         if ready:
@@ -273,7 +286,7 @@ class TurnRows:
     # -- the decisions --------------------------------------------------------------------------
     def move(self, r: Any, t: Any, m: Any) -> np.ndarray:
         """The move: 0 bank, 1 roll plainly, 2 + j announce `choices[j]` and roll."""
-        return best(self.moves(r, t, m))
+        return best(self.moves(r, t, m), self.tie)
 
     def banks(self, r: Any, t: Any, m: Any) -> np.ndarray:
         """Bank (True) or roll."""
@@ -284,18 +297,18 @@ class TurnRows:
         r = np.asarray(r)
         if self.predict_v is None:
             return np.zeros(np.broadcast(r, t).shape, dtype=np.int64)
-        j = best(self.moves(r, t, np.full(r.shape, 2))[..., 1:])
+        j = best(self.moves(r, t, np.full(r.shape, 2))[..., 1:], self.tie)
         return np.asarray(np.array((0,) + self.choices, dtype=np.int64)[j])
 
     def keep(self, r: Any, t: Any, units: Any, left: Any, win: Any, doubled: Any = False,
              valid: Any = True) -> np.ndarray:
         """The keep chosen among candidates listed in `keep_order` along the last axis (`valid` masks padding)."""
         values = self.keep_values(r, t, units, left, win, doubled)
-        return best(np.where(valid, values, NEG))
+        return best(np.where(valid, values, NEG), self.tie)
 
     def takes_over(self, r: Any, t: Any, m: Any) -> np.ndarray:
         """Take over the offered turn (True) or start afresh."""
-        return np.asarray(best(self.offer_values(r, t, m)) == 1)
+        return np.asarray(best(self.offer_values(r, t, m), self.tie) == 1)
 
     # -- what the decisions give in points ---------------------------------------------------
     def expectation(self, r: int, a: int) -> "TurnExpectation":
@@ -348,7 +361,7 @@ class TurnRows:
         return TurnRows(first.rules, np.concatenate([b.cap for b in blocks]),
                         np.concatenate([b.offset + o for b, o in zip(blocks, base)]),
                         np.concatenate([b.bust for b in blocks]), join("bank_v"), join("roll_v"),
-                        join("plain_v"), join("predict_v"), first.choices, first.period)
+                        join("plain_v"), join("predict_v"), first.choices, first.period, tie=first.tie)
 
 
 @dataclass(frozen=True, eq=False)
@@ -749,7 +762,7 @@ def keep_choices(block: TurnRows, r: int, turn: int, faces: tuple[int, ...]) -> 
     over = block.exact & (t2 > block.cap[r])
     order = keep_order(units, left, win)
     out = []
-    for j in order[ranking(values[order])]:
+    for j in order[ranking(values[order], block.tie)]:
         then = "win" if win[j] else "bust" if over[j] else "bank" if move[j] == 0 else "roll"
         plain = then in ("bank", "roll")
         kept: Any = tuple(int(x) for x in table.keep_dice[ks[j]])
@@ -849,9 +862,10 @@ def _chosen(block: TurnRows, r: int, classes: KeepGraph | Prediction, t: np.ndar
     values = block.keep_values(rows, t, classes.keep_units, classes.keep_next, classes.keep_win, doubled)
     key = keep_key(classes.keep_units, classes.keep_next, classes.keep_win)
     top = np.maximum.reduceat(values, classes.class_start, axis=-1)[:, classes.keep_class]
-    tied = np.where(values == top, key, -1)
-    first = np.maximum.reduceat(tied, classes.class_start, axis=-1)[:, classes.keep_class]
-    return np.asarray((values == top) & (tied == first))
+    near = tied(values, top, block.tie)
+    tied_key = np.where(near, key, -1)
+    first = np.maximum.reduceat(tied_key, classes.class_start, axis=-1)[:, classes.keep_class]
+    return np.asarray(near & (tied_key == first))
 
 
 def _pick(classes: KeepGraph | Prediction, chosen: np.ndarray) -> np.ndarray:

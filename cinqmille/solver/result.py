@@ -204,7 +204,7 @@ class SolveResult:
         block, r = self.spot(position)
         values = block.offer_values(r, position.offer[0] // UNIT, position.offer[1])
         actions = ("start", "take_over")  # the tie-break order
-        return [Option(win=float(values[j]), action=actions[j]) for j in ranking(values)]
+        return [Option(win=float(values[j]), action=actions[j]) for j in ranking(values, block.tie)]
 
     def bank_or_roll(self, position: Position) -> list[Option]:
         """Options of a bank-or-roll decision, best first (bank only when allowed)."""
@@ -217,7 +217,8 @@ class SolveResult:
         t, m = position.turn // UNIT, position.hand(rules)
         values = np.array([block.bank(r, t, m), block.roll(r, t, m)])
         actions = ("bank", "roll")  # the tie-break order
-        return [Option(win=float(values[j]), action=actions[j]) for j in ranking(values) if values[j] > -np.inf]
+        return [Option(win=float(values[j]), action=actions[j]) for j in ranking(values, block.tie)
+                if values[j] > -np.inf]
 
     def keep_options(self, position: Position, roll: str | tuple[int, ...]) -> list[Option]:
         """Every legal keep of a roll, with its value and the best action after it, best first."""
