@@ -165,8 +165,8 @@ class SolveResult:
         others = getattr(position, "others", None)
         if self.players > 2:
             if others is None or len(others) < self.players - 1:
-                raise PositionError(f"a {self.players}-player table needs the scores of all "
-                                    f"{self.players - 1} opponents (opp)")
+                raise PositionError(f"`opp`: a {self.players}-player table needs the scores of all "
+                                    f"{self.players - 1} opponents")
             return self.seats_spot(position.me, tuple(others))
         if position.target is None:
             self._seat(position.seat)  # refuse a seat the table does not have
