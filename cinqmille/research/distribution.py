@@ -260,8 +260,8 @@ class DistReport:
         return out
 
 
-POINTS_METHOD = ("exact backward pass over the turn's states under the solved policy, each state carrying the "
-                 "chance of every outcome (its one-number case is advise's expected)")
+POINTS_METHOD = ("exact forward pass over the turn's states under the solved policy, carrying the chance of "
+                 "reaching each state (its mean is advise's expected)")
 
 
 def dist_report(rules: Rules, position: Position, objective: str = "win", turns: bool = False,
