@@ -22,7 +22,10 @@ rolls in the order of `dice_tables`: sorted faces ascending): the faces
 its `points`, the dice `left` in hand after it and what to do `then`
 (`THEN`: bank, roll, win for an instant win, bust for an overshoot under
 `end = exact`). Under `prediction` these are the keeps of a plain roll, as
-`advise --roll` gives them.
+`advise --roll` gives them. With `every` (`--all-keeps`) each roll lists every
+legal keep, ranked as `advise --roll` ranks them, with `rank` (0: the best
+keep's row), `win` and `expected` (`EVERY`); the same row builder
+(`_fill_keeps`) writes both, and the files' metadata records `every_keep`.
 
 Three players (`triple_tables`, `cinqmille export --players 3`): the same two
 tables for the three-player solve, whose rows name both opponents in playing
