@@ -22,7 +22,10 @@ rolls in the order of `dice_tables`: sorted faces ascending): the faces
 its `points`, the dice `left` in hand after it and what to do `then`
 (`THEN`: bank, roll, win for an instant win, bust for an overshoot under
 `end = exact`). Under `prediction` these are the keeps of a plain roll, as
-`advise --roll` gives them.
+`advise --roll` gives them. With `every` (`--all-keeps`) each roll lists every
+legal keep, ranked as `advise --roll` ranks them, with `rank` (0: the best
+keep's row), `win` and `expected` (`EVERY`); the same row builder
+(`_fill_keeps`) writes both, and the files' metadata records `every_keep`.
 
 Three players (`triple_tables`, `cinqmille export --players 3`): the same two
 tables for the three-player solve, whose rows name both opponents in playing
@@ -118,6 +121,22 @@ KEEP_DOCS: dict[str, dict[str, str]] = {
 }
 
 
+#: `--all-keeps`: the keep table lists every legal keep of each roll, best first, with these columns after `then`.
+EVERY: tuple[str, ...] = ("rank", "win", "expected")
+EVERY_DOCS: dict[str, dict[str, str]] = {
+    "rank": {"meaning": "--all-keeps: the keep's place among the legal keeps of the roll, 0 for the best (the keep "
+                        "of the best-keep table; ties: an instant win, then more points, then more dice left)",
+             "unit": "rank (0 = best)"},
+    "win": {"meaning": "--all-keeps: chance to win after this keep, playing the policy on (advise --roll's win of "
+                       "the keep)", "unit": "probability (0..1)"},
+    "expected": {"meaning": "--all-keeps: mean points the turn banks after this keep, playing the policy on (an "
+                            "instant win counts the turn points plus the goal, an overshoot 0; advise --roll's "
+                            "expected)", "unit": "points"},
+}
+#: An export whose every-keep table would pass this many rows is refused (export a slice).
+MAX_EVERY_ROWS = 25_000_000
+
+
 #: Three players (`--players 3`): the bank/roll table and the keep table name both opponents, in playing order.
 COLUMNS3: tuple[str, ...] = ("me", "opp", "opp2", "turn", "dice", "action", "win", "bank", "roll")
 KEEP_COLUMNS3: tuple[str, ...] = ("me", "opp", "opp2", "turn", "dice", "rolled", "keep", "points", "left", "then")
@@ -150,14 +169,20 @@ COLUMN_DOCS_Z: dict[str, dict[str, str]] = {c: COLUMN_DOCS.get(c) or _COUNTERS[c
 KEEP_DOCS_Z: dict[str, dict[str, str]] = {c: KEEP_DOCS.get(c) or _COUNTERS[c] for c in KEEP_COLUMNS_Z}
 
 
-def columns_of(players: int, scoreless: int = 0) -> tuple[tuple[str, ...], tuple[str, ...], dict, dict]:
+def columns_of(players: int, scoreless: int = 0, every: bool = False) -> tuple[tuple[str, ...], tuple[str, ...],
+                                                                              dict, dict]:
     """(bank/roll columns, keep columns, their docs) of an export for `players` (2 or 3); `scoreless`: the
-    count of a counted `zero_turns` (its counters replace `seat`), 0 otherwise."""
+    count of a counted `zero_turns` (its counters replace `seat`), 0 otherwise; `every`: the keep table of
+    `--all-keeps` (the columns `EVERY` after `then`)."""
     if players == 3:
-        return COLUMNS3, KEEP_COLUMNS3, COLUMN_DOCS3, KEEP_DOCS3
-    if scoreless:
-        return COLUMNS_Z, KEEP_COLUMNS_Z, COLUMN_DOCS_Z, KEEP_DOCS_Z
-    return COLUMNS, KEEP_COLUMNS, COLUMN_DOCS, KEEP_DOCS
+        out = (COLUMNS3, KEEP_COLUMNS3, COLUMN_DOCS3, KEEP_DOCS3)
+    elif scoreless:
+        out = (COLUMNS_Z, KEEP_COLUMNS_Z, COLUMN_DOCS_Z, KEEP_DOCS_Z)
+    else:
+        out = (COLUMNS, KEEP_COLUMNS, COLUMN_DOCS, KEEP_DOCS)
+    if not every:
+        return out
+    return out[0], out[1] + EVERY, out[2], {**out[3], **EVERY_DOCS}
 
 
 def kind_labels(result: "SolveResult") -> list[tuple[int, dict[str, int]]]:
@@ -257,7 +282,7 @@ def _triples(result: "SolveResult", me: int, opp: int, opp2s: list[int]) -> tupl
 
 def _triple_tables(result: "SolveResult", mes: list[int], opps: list[int], opp2s: list[int], keeps: bool,
                    progress: Callable[[float], None] | None = None,
-                   max_keep_rows: int | None = None) -> tuple[Columns, Columns | None]:
+                   max_keep_rows: int | None = None, every: bool = False) -> tuple[Columns, Columns | None]:
     rules = result.rules
     reach = reachable(rules, rules.goal // UNIT)
     rolls = _rolls(rules) if keeps else None
@@ -271,7 +296,7 @@ def _triple_tables(result: "SolveResult", mes: list[int], opps: list[int], opp2s
                 chunks.append(cols)
                 if rolls is not None:
                     kc = _block_keeps(block, np.full(int((cols["action"] == "roll").sum()), int(r)), cols, rolls,
-                                      KEEP_COLUMNS3)
+                                      KEEP_COLUMNS3 + (EVERY if every else ()), every)
                     kept_rows += len(kc["me"])
                     if max_keep_rows is not None and kept_rows > max_keep_rows:
                         raise CinqmilleError(f"the keep table of this export passes {max_keep_rows:,} rows; export "
@@ -281,17 +306,20 @@ def _triple_tables(result: "SolveResult", mes: list[int], opps: list[int], opp2s
             if progress is not None and (done % 8 == 0 or done == total):
                 progress(done / total)
     main = {c: np.concatenate([ch[c] for ch in chunks]) for c in COLUMNS3}
-    kept = {c: np.concatenate([ch[c] for ch in kchunks]) for c in KEEP_COLUMNS3} if rolls is not None else None
+    kept = {c: np.concatenate([ch[c] for ch in kchunks]) for c in kchunks[0]} if rolls is not None else None
     return main, kept
 
 
 def triple_tables(result: "SolveResult", mes: list[int], opps: list[int], opp2s: list[int], keeps: bool = True,
                   progress: Callable[[float], None] | None = None,
-                  max_keep_rows: int | None = 100_000_000) -> tuple[Columns, Columns | None]:
-    """Three players: the bank/roll table and (with `keeps`) the keep table of every triple (me, opp, opp2)."""
+                  max_keep_rows: int | None = 100_000_000, every: bool = False) -> tuple[Columns, Columns | None]:
+    """Three players: the bank/roll table and (with `keeps`) the keep table of every triple (me, opp, opp2);
+    `every`: every legal keep of each roll (`keep_rows`)."""
     if result.players != 3:
         raise CinqmilleError("the three-player export needs a three-player solve")
-    return _triple_tables(result, mes, opps, opp2s, keeps, progress, max_keep_rows)
+    if every and max_keep_rows is not None:
+        max_keep_rows = min(max_keep_rows, MAX_EVERY_ROWS)
+    return _triple_tables(result, mes, opps, opp2s, keeps, progress, max_keep_rows, every)
 
 
 def _block_rows(block, r: int, reach: np.ndarray, labels: dict[str, int],  # type: ignore[no-untyped-def]
@@ -312,53 +340,90 @@ def _block_rows(block, r: int, reach: np.ndarray, labels: dict[str, int],  # typ
 
 
 def _block_keeps(block, r: np.ndarray, cols: Columns, rolls: dict,  # type: ignore[no-untyped-def]
-                 names: tuple[str, ...]) -> Columns:
+                 names: tuple[str, ...], every: bool = False) -> Columns:
     """The keep rows of the bank/roll rows `cols` of a block (the rows whose action is roll; `r` their block row)."""
     rules = block.rules
     sel = np.flatnonzero(cols["action"] == "roll")
     labels = [c for c in names[: names.index("turn")]]
     turn, dice = cols["turn"][sel].astype(np.int64), cols["dice"][sel].astype(np.int64)
-    count, start = _keep_layout(rules, rolls, dice)
+    count, start = _keep_layout(rules, rolls, dice, every)
     pdt = points_dtype(rules.goal)
     out: Columns = {c: np.repeat(cols[c][sel].astype(pdt), count) for c in labels}
     out.update(turn=np.repeat(turn.astype(pdt), count), dice=np.repeat(dice.astype(np.int8), count))
-    n = int(start[-1])
-    out.update(rolled=np.empty(n, np.int32), keep=np.empty(n, np.int32), points=np.empty(n, pdt),
-               left=np.empty(n, np.int8), then=np.empty(n, np.uint8))
+    out.update(_keep_arrays(int(start[-1]), pdt, every))
     t = turn // UNIT
+    a = cols["me"][sel].astype(np.int64) // UNIT
     for m in np.unique(dice):
         ii = np.flatnonzero(dice == m)
-        _fill_keeps(block, r[ii, None], t[ii, None], rolls[int(m)], start[ii], out)
+        _fill_keeps(block, r[ii, None], t[ii, None], rolls[int(m)], start[ii], out, a[ii] if every else None)
     return {c: out[c] for c in names}
 
 
-def _keep_layout(rules: Rules, rolls: "dict[int, _Rolls]", dice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Keep rows per exported state (one per distinct roll of its dice in hand) and where each state's rows start."""
+def _keep_arrays(n: int, pdt: type, every: bool) -> Columns:
+    """The empty columns of `n` keep rows that `_fill_keeps` fills (with `every`, the columns `EVERY` too)."""
+    out: Columns = {"rolled": np.empty(n, np.int32), "keep": np.empty(n, np.int32), "points": np.empty(n, pdt),
+                    "left": np.empty(n, np.int8), "then": np.empty(n, np.uint8)}
+    if every:
+        out.update(rank=np.empty(n, np.int8), win=np.empty(n, float), expected=np.empty(n, float))
+    return out
+
+
+def _keep_layout(rules: Rules, rolls: "dict[int, _Rolls]", dice: np.ndarray,
+                 every: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Keep rows per exported state (one per distinct roll of its dice in hand, or with `every` one per legal
+    keep of each) and where each state's rows start."""
     per = np.zeros(rules.dice + 1, dtype=np.int64)
     for m, info in rolls.items():
-        per[m] = len(info.rolled)
+        per[m] = int(info.first[-1]) if every else len(info.rolled)
     count = per[dice]
     return count, np.concatenate([[0], np.cumsum(count)]).astype(np.int64)
 
 
 def _fill_keeps(block, rr: np.ndarray, tt: np.ndarray, info: "_Rolls", start: np.ndarray,  # type: ignore[no-untyped-def]
-                out: Columns) -> None:
-    """The best keep of every roll of `info` from the states (rows `rr`, turn units `tt`), written from `start`."""
-    choice = np.empty((len(rr), len(info.rolled)), dtype=np.int64)
+                out: Columns, every: np.ndarray | None = None) -> None:
+    """The keeps of every roll of `info` from the states (rows `rr`, turn units `tt`), written from `start`:
+    the best keep (`TurnRows.keep`: the first best of the candidates in `keep_order`), or with `every` (the
+    states' banked scores, units) every legal keep ranked as `keep_choices` ranks them (the best first), with
+    its chance to win (`TurnRows.keep_values`) and expected points (`TurnRows.expectation`)."""
+    from .solver.policy import best, ranking
+
     for pos, ids in info.groups:
-        j = block.keep(rr, tt, info.units[ids], info.left[ids], info.win[ids])
-        choice[:, pos] = ids[np.arange(len(pos))[None, :], j]
-    t2 = tt + info.units[choice]
-    left = info.left[choice]
-    move = block.move(rr, t2, left)
-    over = block.exact & (t2 > block.cap[rr])
-    then = np.where(info.win[choice], 2, np.where(over, 3, np.where(move == 0, 0, 1)))
-    dest = (start[:, None] + np.arange(len(info.rolled))).ravel()
-    out["rolled"][dest] = np.broadcast_to(info.rolled, choice.shape).ravel()
-    out["keep"][dest] = info.code[choice].ravel()
-    out["points"][dest] = info.points[choice].ravel()
-    out["left"][dest] = left.ravel()
-    out["then"][dest] = then.ravel()
+        values = block.keep_values(rr, tt, info.units[ids], info.left[ids], info.win[ids])
+        order = ranking(values) if every is not None else best(values)[..., None]  # (S, R_J, J or 1)
+        choice = np.take_along_axis(np.broadcast_to(ids, values.shape), order, axis=-1)
+        rank = np.broadcast_to(np.arange(order.shape[-1]), choice.shape)
+        t2 = tt[..., None] + info.units[choice]
+        left = info.left[choice]
+        rows = np.broadcast_to(rr[..., None], choice.shape)
+        move = block.move(rows, t2, left)
+        over = block.exact & (t2 > block.cap[rows])
+        win = info.win[choice]
+        then = np.where(win, 2, np.where(over, 3, np.where(move == 0, 0, 1)))
+        first = info.first[pos] if every is not None else pos
+        dest = (start[:, None, None] + first[None, :, None] + rank).ravel()
+        out["rolled"][dest] = np.broadcast_to(info.rolled[pos][None, :, None], choice.shape).ravel()
+        out["keep"][dest] = info.code[choice].ravel()
+        out["points"][dest] = info.points[choice].ravel()
+        out["left"][dest] = left.ravel()
+        out["then"][dest] = then.ravel()
+        if every is not None:
+            out["rank"][dest] = rank.ravel()
+            out["win"][dest] = np.take_along_axis(values, order, axis=-1).ravel()
+            out["expected"][dest] = _expected(block, rows, every, tt, t2, left, then).ravel()
+
+
+def _expected(block, rows: np.ndarray, a: np.ndarray, tt: np.ndarray,  # type: ignore[no-untyped-def]
+              t2: np.ndarray, left: np.ndarray, then: np.ndarray) -> np.ndarray:
+    """Mean points the turn banks after each keep (as `advise --roll` says): the policy's expectation of the
+    state after it (`TurnRows.expectation` of the row), the turn points plus the goal for an instant win, 0
+    for an overshoot. `rows`, `t2`, `left`, `then`: (S, R, J); `a`, `tt`: the states' (S,) and (S, 1)."""
+    out = np.zeros(rows.shape)
+    goal = block.rules.goal
+    for s, r in enumerate(rows[:, 0, 0]):
+        expect = block.expectation(int(r), int(a[s]))
+        out[s] = np.where(then[s] == 2, float(tt[s, 0]) * UNIT + goal,
+                          np.where(then[s] == 3, 0.0, expect.state(t2[s], left[s])))
+    return out
 
 
 # -- the keep table ------------------------------------------------------------------------
@@ -382,6 +447,7 @@ class _Rolls:
     """The rolls of m dice that do not bust and their legal keeps (ids into `DiceTable`), as `keep` reads them."""
 
     rolled: np.ndarray  # (R,) the rolls' faces as digits, in the dice table's order
+    first: np.ndarray  # (R + 1,) where each roll's keeps start among the keeps of all R rolls (their total last)
     groups: tuple[tuple[np.ndarray, np.ndarray], ...]  # (positions among the R rolls, (R_J, J) keep ids in keep_order)
     units: np.ndarray  # per keep id: points in units of 50 (0 for an instant win, as `keep_choices`)
     left: np.ndarray  # per keep id: dice in hand after it (all D after a full hand)
@@ -408,18 +474,23 @@ def _rolls(rules: Rules) -> dict[int, _Rolls]:
             ids = table.keep_start[rolls[pos]][:, None] + np.arange(j)
             ids = np.take_along_axis(ids, keep_order(units[ids], left[ids], win[ids]), axis=-1)
             groups.append((pos, ids))
-        out[m] = _Rolls(faces_code(table.counts[rolls]), tuple(groups), units, left, win,
+        first = np.concatenate([[0], np.cumsum(count[rolls])]).astype(np.int64)
+        out[m] = _Rolls(faces_code(table.counts[rolls]), first, tuple(groups), units, left, win,
                         faces_code(table.keep_dice), table.keep_points.astype(np.int64))
     return out
 
 
 def keep_rows(result: "SolveResult", cols: Columns, progress: Callable[[float], None] | None = None,
-              chunk: int = 8192) -> Columns:
+              chunk: int = 8192, every: bool = False, max_rows: int | None = None) -> Columns:
     """The keep table of the bank/roll rows `cols`: per row whose action is roll, the best keep of every roll that does not bust.
 
     Rows follow the order of `cols`, then the rolls (`_Rolls.rolled`); `then`
     holds codes into `THEN`. The keep is `TurnRows.keep` of the candidates in
     `keep_order`, the move after it `TurnRows.move` (what `advise --roll` reads).
+    With `every` (`--all-keeps`) each roll has a row per legal keep, ranked as
+    `advise --roll` ranks them (`rank` 0 is the best keep's row), with the
+    columns `EVERY` (its chance to win, its expected points); more than
+    `max_rows` rows (default `MAX_EVERY_ROWS`) are refused before they are computed.
     """
     rules = result.rules
     policy = result.policy
@@ -427,7 +498,11 @@ def keep_rows(result: "SolveResult", cols: Columns, progress: Callable[[float], 
     sel = np.flatnonzero(cols["action"] == "roll")
     me, opp, turn, dice = (cols[c][sel].astype(np.int64) for c in ("me", "opp", "turn", "dice"))
     kind = kinds_of(result, cols)[sel]
-    count, start = _keep_layout(rules, rolls, dice)
+    count, start = _keep_layout(rules, rolls, dice, every)
+    max_rows = MAX_EVERY_ROWS if max_rows is None else max_rows
+    if every and start[-1] > max_rows:
+        raise CinqmilleError(f"--all-keeps: this export has {int(start[-1]):,} keep rows, more than "
+                             f"{max_rows:,}; export a slice (--me, --opp)")
     pdt = points_dtype(rules.goal)
     labels = [c for c in cols if c in ("seat",) + SCORELESS]
     out: Columns = {
@@ -435,9 +510,7 @@ def keep_rows(result: "SolveResult", cols: Columns, progress: Callable[[float], 
         **{c: np.repeat(cols[c][sel].astype(np.int8), count) for c in labels},
         "turn": np.repeat(turn.astype(pdt), count), "dice": np.repeat(dice.astype(np.int8), count),
     }
-    n = int(start[-1])
-    out.update(rolled=np.empty(n, np.int32), keep=np.empty(n, np.int32), points=np.empty(n, pdt),
-               left=np.empty(n, np.int8), then=np.empty(n, np.uint8))
+    out.update(_keep_arrays(int(start[-1]), pdt, every))
     if not len(sel):
         return out
     r = np.asarray(policy.row(me // UNIT, opp // UNIT, kind), dtype=np.int64)
@@ -446,7 +519,8 @@ def keep_rows(result: "SolveResult", cols: Columns, progress: Callable[[float], 
         part = np.arange(lo, min(lo + chunk, len(sel)))
         for m in np.unique(dice[part]):
             ii = part[dice[part] == m]
-            _fill_keeps(policy, r[ii, None], t[ii, None], rolls[int(m)], start[ii], out)
+            _fill_keeps(policy, r[ii, None], t[ii, None], rolls[int(m)], start[ii], out,
+                        me[ii] // UNIT if every else None)
         if progress is not None:
             progress(part[-1] / len(sel))
     if progress is not None:
@@ -522,6 +596,7 @@ def write_policy(path: Path, fmt: str, cols: Columns, meta: dict, keeps: Columns
     if fmt == "parquet":
         need_pyarrow()
     path, kpath = Path(path), keeps_path(path)
+    meta = {**meta, "every_keep": keeps is not None and "rank" in keeps}
     _, _, col_docs, keep_docs = _columns_of_meta(meta)
     main = {**meta, "table": "policy", "rows": len(cols["me"]), "columns": dict(col_docs), "keeps": None}
     if keeps is not None and fmt == "npz":
@@ -577,18 +652,22 @@ def _write_csv(path: Path, cols: Columns, meta: dict) -> None:
 
 
 def _write_keeps_csv(path: Path, cols: Columns, meta: dict) -> None:
-    """The keep table as CSV: every column is a small non-negative integer (or a label), printed by table look-up."""
+    """The keep table as CSV: the integer columns are small and non-negative (or a label), printed by table
+    look-up; the chances and points of `--all-keeps` (`EVERY`) to 12 significant digits."""
     names: dict[str, np.ndarray] = {"then": np.array(THEN, dtype=object)}
     order = tuple(cols)
-    for c in order[:-1]:
-        top = int(cols[c].max()) if len(cols[c]) else 0
-        names[c] = np.array([str(v) for v in range(top + 1)], dtype=object)
+    floats = [c for c in order if cols[c].dtype.kind == "f"]
+    for c in order:
+        if c not in names and c not in floats:
+            top = int(cols[c].max()) if len(cols[c]) else 0
+            names[c] = np.array([str(v) for v in range(top + 1)], dtype=object)
     n = len(cols["me"])
     step = 500_000
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(",".join(order) + "\n")
         for start in range(0, n, step):
-            parts = [names[c][cols[c][start:start + step]].tolist() for c in order]
+            parts = [[f"{x:.12g}" for x in cols[c][start:start + step].tolist()] if c in floats
+                     else names[c][cols[c][start:start + step]].tolist() for c in order]
             handle.write("".join(map(_csv_line, *parts)))
 
 
@@ -627,16 +706,16 @@ def _write_keeps_parquet(path: Path, cols: Columns, meta: dict) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    arrays = {c: pa.array(cols[c]) for c in tuple(cols)[:-1]}
+    arrays = {c: pa.array(cols[c]) for c in cols if c != "then"}
     arrays["then"] = pa.DictionaryArray.from_arrays(pa.array(cols["then"].astype(np.int8)), pa.array(THEN))
     docs = _columns_of_meta(meta)[3]
-    pq.write_table(_parquet_table(arrays, docs, meta), path, compression="zstd")
+    pq.write_table(_parquet_table({c: arrays[c] for c in cols}, docs, meta), path, compression="zstd")
 
 
 # -- reading back -------------------------------------------------------------------------
 def _columns_of_meta(meta: dict) -> tuple[tuple[str, ...], tuple[str, ...], dict, dict]:
-    """`columns_of` the export a file's metadata describes (`players`, `scoreless`)."""
-    return columns_of(int(meta.get("players", 2)), int(meta.get("scoreless", 0) or 0))
+    """`columns_of` the export a file's metadata describes (`players`, `scoreless`, `every_keep`)."""
+    return columns_of(int(meta.get("players", 2)), int(meta.get("scoreless", 0) or 0), bool(meta.get("every_keep")))
 
 
 def read_meta(path: Path) -> dict:
@@ -695,7 +774,7 @@ def _read_keeps_parquet(path: Path, names: tuple[str, ...] = KEEP_COLUMNS) -> Co
     import pyarrow.parquet as pq
 
     table = pq.read_table(path)
-    out = {c: table.column(c).to_numpy() for c in names[:-1]}
+    out = {c: table.column(c).to_numpy() for c in names if c != "then"}
     parts = [np.empty(0, np.uint8)]
     for chunk in table.column("then").chunks:  # each chunk (row group) has its own dictionary
         codes = np.array([THEN.index(x) for x in chunk.dictionary.to_pylist()] + [255], dtype=np.uint8)
@@ -728,12 +807,14 @@ def _read_keeps_csv(path: Path, meta: dict) -> Columns:
     pdt = points_dtype(int(meta.get("rules", {}).get("goal", 1 << 20)))
     dtypes = {"me": pdt, "opp": pdt, "opp2": pdt, "seat": np.int8, "scoreless_me": np.int8,
               "scoreless_opp": np.int8, "turn": pdt, "dice": np.int8, "rolled": np.int32,
-              "keep": np.int32, "points": pdt, "left": np.int8, "then": np.uint8}
+              "keep": np.int32, "points": pdt, "left": np.int8, "then": np.uint8,
+              "rank": np.int8, "win": np.float64, "expected": np.float64}
     with open(path, encoding="utf-8") as handle:
         header = tuple(handle.readline().rstrip("\n").split(","))
         parts: dict[str, list[np.ndarray]] = {c: [np.empty(0, dtypes[c])] for c in header if c in dtypes}
-        if header not in (KEEP_COLUMNS, KEEP_COLUMNS3, KEEP_COLUMNS_Z):
+        if header not in [k + extra for k in (KEEP_COLUMNS, KEEP_COLUMNS3, KEEP_COLUMNS_Z) for extra in ((), EVERY)]:
             raise CinqmilleError(f"{path}: not a keep table (columns {quoted(','.join(header))})")
+        kind = np.float64 if header[-len(EVERY):] == EVERY else np.int64  # --all-keeps: chances among the numbers
         while True:
             lines = handle.readlines(1 << 26)
             if not lines:
@@ -741,7 +822,7 @@ def _read_keeps_csv(path: Path, meta: dict) -> Columns:
             text = "".join(lines)
             for code, label in enumerate(THEN):
                 text = text.replace(label, str(code))
-            numbers = np.fromstring(text.replace("\n", ","), dtype=np.int64, sep=",")
+            numbers = np.fromstring(text.replace("\n", ","), dtype=kind, sep=",")
             if len(numbers) % len(header):
                 raise CinqmilleError(f"{path}: a line does not have {len(header)} numbers")
             grid = numbers.reshape(-1, len(header))

@@ -117,16 +117,32 @@ def test_race_mean_is_solve_race(name: str) -> None:
         assert sum(count.chances) + count.tail == pytest.approx(1.0, abs=1e-12)
 
 
-def test_game_length_first_player_win_is_the_solved_chance() -> None:
-    """The chain of a two-player game gives the first player the chance that the solve gives him (within the
-    tail, below 1e-9), and its turn counts sum to 1 less the tail."""
-    rules = _rules("tiny")
-    result = solve(rules, "win")
-    count = game_length(result)
-    assert count.tail < 1e-9
-    assert count.first_player_win == pytest.approx(result.first_player_win, abs=2e-9)
+GAMES = {2: {"goal": 500, "opening": 150}, 3: {"goal": 700, "opening": 150}, 4: {"goal": 450, "opening": 0}}
+
+
+@pytest.mark.parametrize("players", sorted(GAMES))
+def test_game_length_seat_chances_are_the_solved_win(players: int) -> None:
+    """The chain of a game of 2, 3 or 4 players gives each seat the chance to win that the solve gives it
+    (within the reported tail, below 1e-9), its turn counts sum to 1 less the tail, and the seats differ."""
+    rules = rules_from_dict(GAMES[players], f"g{players}")
+    result = solve(rules, "win", players=players)
+    count = game_length(result, 0, (0,) * (players - 1))
+    assert count.tail < 1e-9 and count.seat_wins is not None and len(count.seat_wins) == players
+    for got, want in zip(count.seat_wins, result.win):
+        assert abs(got - want) <= count.tail + 1e-12, (got, want)
     assert sum(count.chances) + count.tail == pytest.approx(1.0, abs=1e-12)
     assert count.chances[0] > 0 and count.mean > 1
+    assert count.first_player_win == count.seat_wins[0] > max(count.seat_wins[1:])
+
+
+def test_game_length_from_a_position_is_the_solved_chance() -> None:
+    """From scores other than the start (three players: 300, 150, 450) the mover's chain chance is the solved
+    W of that tuple, within the tail."""
+    rules = rules_from_dict(GAMES[3], "g3")
+    result = solve(rules, "win", players=3)
+    count = game_length(result, 300, (150, 450))
+    want = float(result.values[6, 3, 9, 0])  # W[a, b, c, seat] in units of 50: the mover's chance
+    assert count.seat_wins is not None and abs(count.seat_wins[0] - want) <= count.tail + 1e-12
 
 
 def test_cli_json_and_text(tiny_rules_file) -> None:  # type: ignore[no-untyped-def]

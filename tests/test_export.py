@@ -490,3 +490,133 @@ def test_one_score_pair_is_singular(extra: tuple[str, ...], words: str, tiny_rul
                          *extra)
     assert code == 0, err
     assert words in out
+
+
+# -- --all-keeps: every legal keep of each roll ------------------------------------------------
+#: The chances and expected points of the every-keep table agree with advise's to this (the same numbers).
+EVERY_TOL = 1e-12
+
+
+@pytest.mark.parametrize("kind", sorted(RULESETS))
+def test_all_keeps_best_rows_are_the_keep_table(kind: str) -> None:
+    """The rank-0 rows of the every-keep table are the best-keep table row for row; each roll lists as many
+    keeps as `legal_keeps` gives, ranks 0, 1, ... with chances that never increase."""
+    rules = rules_from_dict(RULESETS[kind])
+    result = solve(rules)
+    cols = ex.policy_rows(result, [0, 300, 450], [0, 450])
+    best, every = ex.keep_rows(result, cols), ex.keep_rows(result, cols, every=True)
+    top = every["rank"] == 0
+    assert len(every["me"]) > 2 * len(best["me"]) and top.sum() == len(best["me"])
+    for c in ex.KEEP_COLUMNS:
+        assert np.array_equal(every[c][top], best[c]), c
+    starts = np.flatnonzero(top)
+    sizes = np.diff(np.r_[starts, len(top)])
+    assert np.array_equal(every["rank"], np.concatenate([np.arange(k) for k in sizes]))
+    tables = dice_tables(rules)
+    for k in range(0, len(starts), max(1, len(starts) // 200)):
+        rolled = faces(every["rolled"][starts[k]])
+        assert sizes[k] == len(legal_keeps(rules, tuple(rolled.count(f) for f in range(1, 7)))), rolled
+        wins = every["win"][starts[k]:starts[k] + sizes[k]]
+        assert (np.diff(wins) <= 0).all()
+    assert set(tables) >= set(every["dice"].tolist())
+
+
+@pytest.mark.parametrize("kind", sorted(RULESETS))
+def test_all_keeps_chances_are_advise_rolls(kind: str) -> None:
+    """On a sample of states and rolls every keep's chance to win, expected points and next move equal the
+    option of `advise --roll` for that keep, to 1e-12, in advise's order."""
+    result = solve(rules_from_dict(RULESETS[kind]))
+    cols = ex.policy_rows(result, [0, 450], [300, 450])
+    every = ex.keep_rows(result, cols, every=True)
+    then = np.array(ex.THEN)[every["then"]]
+    starts = np.flatnonzero(every["rank"] == 0)
+    ends = np.r_[starts[1:], len(then)]
+    rng = np.random.default_rng(11)
+    checked = 0
+    for k in sorted(rng.choice(len(starts), size=60, replace=False).tolist()):
+        i, j = int(starts[k]), int(ends[k])
+        me, opp, seat, turn, dice = (int(every[c][i]) for c in ("me", "opp", "seat", "turn", "dice"))
+        options = advise(result, Position(me, opp, turn, dice, seat=seat), roll=faces(every["rolled"][i])).options
+        assert len(options) == j - i
+        for row, option in zip(range(i, j), options):
+            assert faces(every["keep"][row]) == option.keep and then[row] == option.then
+            assert every["win"][row] == pytest.approx(option.win, abs=EVERY_TOL)
+            assert every["expected"][row] == pytest.approx(option.expected, rel=EVERY_TOL, abs=EVERY_TOL)
+            checked += 1
+    assert checked > 100
+
+
+def test_all_keeps_rows_are_what_advise_json_prints(tiny_rules_file: Path, tmp_path: Path) -> None:
+    """`export --all-keeps` read back from CSV: the keeps of one roll are the options of `cinqmille advise
+    --roll ... --json`, with the same chances (to the CSV's 12 digits)."""
+    target = tmp_path / "every.csv"
+    code, out, err = run("--rules", str(tiny_rules_file), "-o", str(target), "--me", "200", "--opp", "300",
+                         "--all-keeps")
+    assert code == 0, err
+    assert "keep rows (every legal keep)" in out
+    back = ex.read_policy(target)
+    assert set(back) == set(ex.COLUMNS) | {f"keeps/{c}" for c in ex.KEEP_COLUMNS + ex.EVERY}
+    rows = np.flatnonzero((back["keeps/turn"] == 0) & (back["keeps/rolled"] == 11235))
+    done = CliRunner().invoke(main, ["advise", "--rules", str(tiny_rules_file), "--me", "200", "--opp", "300",
+                                     "--roll", "1,1,2,3,5", "--json"])
+    assert done.exit_code == 0, done.output
+    options = json.loads(done.stdout)["options"]
+    assert len(options) == len(rows) >= 3
+    for i, option in zip(rows, options):
+        assert faces(back["keeps/keep"][i]) == tuple(option["keep"])
+        assert back["keeps/win"][i] == pytest.approx(option["win"], rel=1e-11, abs=1e-12)
+        assert back["keeps/expected"][i] == pytest.approx(option["expected"], rel=1e-11)
+
+
+@pytest.mark.parametrize("fmt", ex.FORMATS)
+def test_all_keeps_round_trip_and_documentation(fmt: str, tiny_rules_file: Path, tmp_path: Path) -> None:
+    """Every format writes the every-keep table with its extra columns documented and reads it back exactly
+    (CSV: the chances to 12 digits)."""
+    target = export_slice(fmt, tiny_rules_file, tmp_path, "--all-keeps")
+    result = solve(load_rules(str(tiny_rules_file)), "win")
+    want = ex.keep_rows(result, ex.policy_rows(result, [200], [150, 200, 250, 300]), every=True)
+    back, meta = ex.read_policy(target), ex.read_meta(target)
+    assert meta["every_keep"] is True and meta["keeps"]["rows"] == len(want["me"])
+    docs = meta["columns"] if fmt != "npz" else {k[len("keeps/"):]: v for k, v in meta["columns"].items()
+                                                  if k.startswith("keeps/")}
+    if fmt != "npz":
+        side = (json.loads((tmp_path / "policy.keeps.csv.json").read_text())["columns"] if fmt == "csv" else
+                json.loads(__import__("pyarrow.parquet").parquet.read_schema(tmp_path / "policy.keeps.parquet")
+                           .metadata[b"cinqmille"])["columns"])
+        docs = side
+    documented(docs, list(ex.KEEP_COLUMNS + ex.EVERY))
+    for c in ex.KEEP_COLUMNS + ex.EVERY:
+        got = back[f"keeps/{c}"]
+        if c in ("win", "expected"):
+            assert np.allclose(got, want[c], rtol=1e-11, atol=1e-12), c
+        else:
+            assert got.dtype == want[c].dtype and np.array_equal(got, want[c]), c
+
+
+@pytest.mark.parametrize(("args", "words"), [(["--all-keeps", "--no-keeps"], "--no-keeps"),
+                                             (["--all-keeps"], "export a slice")])
+def test_all_keeps_refusals_are_one_line(args: list[str], words: str, tiny_rules_file: Path, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """--all-keeps with --no-keeps, or an every-keep table past the limit (here 1,000 rows), is one `Error:`
+    line, exit 2, and writes nothing."""
+    monkeypatch.setattr(ex, "MAX_EVERY_ROWS", 1000)
+    code, _, err = run("--rules", str(tiny_rules_file), "-o", str(tmp_path / "x.csv"), *args)
+    assert code == 2 and err.startswith("Error: ") and words in err and len(err.strip().splitlines()) == 1, err
+    assert not list(tmp_path.iterdir())
+
+
+def test_all_keeps_three_players(tiny_rules_file: Path, tmp_path: Path) -> None:
+    """`--players 3 --all-keeps`: the rank-0 rows are the best keeps of the three-player keep table, and each
+    keep's chance is the three-player advice's."""
+    result = solve(load_rules(str(tiny_rules_file)), "win", players=3)
+    _, best = ex.triple_tables(result, [200], [150], [0, 300])
+    _, every = ex.triple_tables(result, [200], [150], [0, 300], every=True)
+    assert best is not None and every is not None
+    top = every["rank"] == 0
+    for c in ex.KEEP_COLUMNS3:
+        assert np.array_equal(every[c][top], best[c]), c
+    for i in np.flatnonzero(top)[::50]:
+        me, opp, opp2, turn, rolled = (int(every[c][i]) for c in ("me", "opp", "opp2", "turn", "rolled"))
+        options = advise(result, Position(me, opp, turn, others=(opp, opp2)), roll=faces(rolled)).options
+        for k, option in enumerate(options):
+            assert every["win"][i + k] == pytest.approx(option.win, abs=EVERY_TOL)

@@ -7,26 +7,28 @@ from typing import Any
 
 import click
 
-from ..parsing import maybe_whole
+from ..parsing import maybe_whole, whole
 from .common import emit_json, friendly_errors, json_option, resolve_rules, rules_option
 
 #: The text table shows the outcomes of at least this chance one by one (the JSON gives every one).
 SHOWN = 0.005
-#: --turns: the game's length is computed for tables of at most this many score pairs (one turn pass each).
-GAME_PAIRS = 2500
+#: --turns: the game's length is computed for tables of at most this many score tuples (pairs for two players).
+GAME_PAIRS = 120_000
 
 
 @click.command("dist")
 @rules_option
 @click.option("--me", "me", metavar="POINTS", help="Your banked score (0 = not opened). Default 0.")
-@click.option("--opp", "opp", metavar="POINTS", help="The opponent's banked score. Default 0.")
+@click.option("--opp", "opp", metavar="POINTS[,POINTS...]",
+              help="The opponent's banked score (default 0); with several, the opponents' in playing order: a game of "
+                   "three or four players.")
 @click.option("--turn", "turn", metavar="POINTS", help="Turn points set aside. Default 0.")
 @click.option("--dice", "dice", metavar="N", help="Dice in hand (default: all of them).")
 @click.option("--objective", type=click.Choice(["win", "expected"]), default="win", show_default=True,
               help="The policy that plays the turn: the most chances to win, or the most points of the turn alone.")
 @click.option("--turns", "turns", is_flag=True,
               help="Also the turns one player alone needs to reach the goal from --me (race policy) and the turns "
-                   "a two-player game lasts from --me/--opp (win policy).")
+                   "a game lasts from --me/--opp (win policy).")
 @click.option("--plot", "plot", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Draw the distributions into FILE (PNG, SVG or PDF; needs matplotlib, the 'plot' extra).")
 @json_option
@@ -38,8 +40,9 @@ def command(rules_spec: str, me: str | None, opp: str | None, turn: str | None, 
     from ..research.distribution import dist_report
 
     rules = resolve_rules(rules_spec)
-    pos = Position(maybe_whole(me, "--me") or 0, maybe_whole(opp, "--opp") or 0, maybe_whole(turn, "--turn") or 0,
-                   maybe_whole(dice, "--dice", None))
+    opps = tuple(whole(x, "--opp") for x in (opp or "0").split(","))
+    pos = Position(maybe_whole(me, "--me") or 0, opps[0], maybe_whole(turn, "--turn") or 0,
+                   maybe_whole(dice, "--dice", None), others=opps if len(opps) > 1 else None)
     if plot is not None:
         from ..research.plots import check_plot_target
 
@@ -90,7 +93,10 @@ def _text(report: Any) -> list[str]:
                 lines.append(f"  {'...':>5}  ({len(count.chances) - n} more counts, {pct(1 - total, 2)})")
                 break
         lines.append(f"  Method: {count.method}; tail past {len(count.chances)} turns: {count.tail:.1e}.")
-        if count.first_player_win is not None:
-            lines.append(f"  The player to move wins {pct(count.first_player_win, 2)} of these games.")
+        if count.seat_wins is not None and len(count.seat_wins) == 2:
+            lines.append(f"  The player to move wins {pct(count.seat_wins[0], 2)} of these games.")
+        elif count.seat_wins is not None:
+            lines.append("  The players win " + ", ".join(pct(p, 2) for p in count.seat_wins)
+                         + " of these games, in playing order from the player to move.")
     lines.extend(report.notes)
     return lines

@@ -27,9 +27,13 @@ from .common import friendly_errors, resolve_rules, rules_option
 @click.option("--keeps/--no-keeps", "keeps", default=True, show_default=True,
               help="Also write the keep table: the best keep of every roll where the best move is to roll "
                    "(about 48 times the rows of the bank/roll table).")
+@click.option("--all-keeps", "every", is_flag=True,
+              help="The keep table lists every legal keep of each roll, best first, with its rank, chance to win and "
+                   "expected points (about 3 times the rows of the best keeps; more than 25 million rows are "
+                   "refused: export a slice).")
 @friendly_errors
 def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp: str | None, opp2: str | None,
-            players: int, keeps: bool) -> None:
+            players: int, keeps: bool, every: bool) -> None:
     """Write the optimal policy: scores, turn points, dice, best action and chances to win by banking and rolling, and the best keep of every roll."""
     from ..errors import CinqmilleError
     from ..export import check_targets, format_of, keep_rows, meta_of, need_pyarrow, parse_scores, policy_rows, triple_tables, write_policy
@@ -44,6 +48,8 @@ def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp:
         need_pyarrow()
     if opp2 is not None and players != 3:
         raise CinqmilleError("--opp2 is for --players 3")
+    if every and not keeps:
+        raise CinqmilleError("--all-keeps lists the keep table: it cannot go with --no-keeps")
     mes, opps = parse_scores(me, rules, "--me"), parse_scores(opp, rules, "--opp")
     opp2s = parse_scores(opp2, rules, "--opp2") if players == 3 else [0]
     check_targets(output, fmt, keeps)  # a device, a FIFO or a directory in the way: refused before the work
@@ -54,16 +60,17 @@ def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp:
     what = ("score triple" if players == 3 else "score pair") + ("" if count == 1 else "s")
     with progress_bar(f"Exporting {count:,} {what}") as update:
         if players == 3:
-            cols, kept = triple_tables(result, mes, opps, opp2s, keeps, progress=update)
+            cols, kept = triple_tables(result, mes, opps, opp2s, keeps, progress=update, every=every)
         else:
             cols = policy_rows(result, mes, opps, progress=lambda f: update(share * f))
-            kept = keep_rows(result, cols, progress=lambda f: update(share + (1 - share) * f)) if keeps else None
+            kept = keep_rows(result, cols, progress=lambda f: update(share + (1 - share) * f),
+                             every=every) if keeps else None
     files = write_policy(output, fmt, cols, meta_of(result), kept)
     seconds = time.perf_counter() - start
     size = sum(f.stat().st_size for f in files)
     rows = f"{len(cols['me']):,} rows"
     if kept is not None:
-        rows += f" and {len(kept['me']):,} keep rows"
+        rows += f" and {len(kept['me']):,} keep rows{' (every legal keep)' if every else ''}"
     click.echo(f"Wrote {rows} ({count:,} {what}) of '{rules.name}' "
                f"to {output}{''.join(f', {f.name}' for f in files[1:])} "
                f"({fmt}, {size / 1e6:.1f} MB) in {seconds:.1f} s.")

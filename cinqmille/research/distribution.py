@@ -2,8 +2,8 @@
 
 - `turn_points`: the exact distribution of the points that the rest of the
   current turn banks, played by the solved `win` policy from a position (the
-  backward pass of `solver.policy.turn_distribution`, the pass whose one-number
-  case is the `expected` figure of `advise`, so its mean is that figure).
+  forward pass of `solver.policy.turn_distribution`, which reads the decisions
+  that the `expected` figure of `advise` reads, so its mean is that figure).
 - `expected_points`: the same under the `expected` policy (the most points of
   one turn alone); its mean is ``E`` of `solve --objective expected`.
 - `race_length`: the number of turns one player alone needs to reach the goal
@@ -11,11 +11,13 @@
   Markov chain over his scores, each turn's outcome the distribution of the
   points it banks; its mean is computed exactly from the chain (scores only go
   up: a backward recursion), which is ``R(s)`` of `solve --objective race`.
-- `game_length`: the number of turns a two-player game lasts when both play
-  the `win` policy, from a position: the exact Markov chain over the score
-  pairs (the mover's, the other's), each turn's outcome from `turn_points`;
-  a turn banking 0 keeps the scores and passes the dice, a bank that reaches
-  the goal or an instant win ends the game.
+- `game_length`: the number of turns a game of two to four players lasts when
+  all play the `win` policy, from a position: the exact Markov chain over the
+  score tuples (the mover's, then the others' in playing order), each turn's
+  outcome from one forward pass over every tuple's turn at once
+  (`policy.turn_distributions`); a turn banking 0 keeps the scores and passes
+  the dice, a bank that reaches the goal or an instant win ends the game. Its
+  seats' chances to win are the solved ones (to the tail).
 
 The chains are followed turn by turn until the chance that the count is still
 running is below `TAIL`; `tail` reports it. A turn's own distribution leaves
@@ -26,6 +28,7 @@ chains.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,7 +37,8 @@ from ..errors import CinqmilleError
 from ..position import Position, PositionError
 from ..rules import Rules
 from ..rules.bank import UNIT
-from ..solver.policy import TurnPoints, TurnRows, turn_distribution
+from ..solver.policy import TurnPoints, TurnRows, turn_distribution, turn_distributions
+from ..words import number_word
 
 if TYPE_CHECKING:
     from ..solver import SolveResult
@@ -55,7 +59,7 @@ def turn_points(result: "SolveResult", position: Position) -> TurnPoints:
         position = replace(position, opp=position.target, seat=1)
     block, r = result.spot(position)
     t = position.turn // UNIT
-    return turn_distribution(block, r, position.me // UNIT, upto=t).at(t, position.hand(rules))
+    return turn_distribution(block, r, position.me // UNIT, t, position.hand(rules))
 
 
 def expected_points(rules: Rules, position: Position) -> TurnPoints:
@@ -67,8 +71,8 @@ def expected_points(rules: Rules, position: Position) -> TurnPoints:
     opened = int(position.me > 0 or not rules.opening)
     block = expected_rows(rules, solve(rules, "expected").values)
     t = position.turn // UNIT
-    return turn_distribution(block, opened, opened, upto=t,
-                             gain=lambda ts: np.asarray(ts) * UNIT).at(t, position.hand(rules))
+    return turn_distribution(block, opened, opened, t, position.hand(rules),
+                             gain=lambda a, ts: np.asarray(ts) * UNIT)
 
 
 @dataclass(frozen=True)
@@ -80,7 +84,12 @@ class TurnCount:
     chances: tuple[float, ...]
     tail: float  # chance that the count is larger than len(chances) (below `TAIL`)
     mean: float
-    first_player_win: float | None = None  # a game: the chance that the player to move at the start wins
+    seat_wins: tuple[float, ...] | None = None  # a game: each player's chance to win, the one to move first
+
+    @property
+    def first_player_win(self) -> float | None:
+        """A game: the chance that the player to move at the start wins."""
+        return None if self.seat_wins is None else self.seat_wins[0]
 
     @property
     def median(self) -> int:
@@ -91,22 +100,27 @@ class TurnCount:
         """JSON-ready form: `chances` keyed by the count."""
         out: dict[str, Any] = {"what": self.what, "method": self.method, "mean": self.mean, "median": self.median,
                                "tail": self.tail, "chances": {str(n + 1): p for n, p in enumerate(self.chances)}}
-        if self.first_player_win is not None:
+        if self.seat_wins is not None:
             out["first_player_win"] = self.first_player_win
+            out["seat_wins"] = list(self.seat_wins)
         return out
 
 
-def _moves(block: TurnRows, rows: np.ndarray, scores: np.ndarray, rules: Rules) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per row, from its turn start: (new scores, chances); a new score at or past the goal (reach) or an
-    instant win is the goal, `rules.goal // UNIT` (the end)."""
+def _moves(block: TurnRows, rows: np.ndarray, scores: np.ndarray,
+           rules: Rules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every outcome of each row's turn from its start, all rows in one pass (`turn_distributions`): (the
+    row's index, the mover's new score, its chance), grouped by row; a new score at or past the goal (reach)
+    or an instant win is the goal, `rules.goal // UNIT` (the end)."""
     goal = rules.goal // UNIT
-    out = []
-    for r, a in zip(rows, scores):
-        dist = turn_distribution(block, int(r), int(a)).at(0, rules.dice)
-        new = np.array([min(int(a) + x // UNIT, goal) for x in dist.points] + [goal], dtype=np.int64)
-        prob = np.array(list(dist.points.values()) + [dist.win])
-        out.append((new, prob))
-    return out
+    dist = turn_distributions(block, rows, scores)
+    k, g = np.nonzero(dist.banked > 0)
+    won = dist.wins.sum(axis=1)
+    w = np.flatnonzero(won > 0)
+    src = np.concatenate([k, w])
+    order = np.argsort(src, kind="stable")
+    new = np.concatenate([np.minimum(scores[k] + g, goal), np.full(len(w), goal)])
+    prob = np.concatenate([dist.banked[k, g], won[w]])
+    return src[order], new[order].astype(np.int64), prob[order]
 
 
 def race_length(rules: Rules, score: int = 0, tail: float = TAIL) -> TurnCount:
@@ -121,85 +135,101 @@ def race_length(rules: Rules, score: int = 0, tail: float = TAIL) -> TurnCount:
     goal = grid.goal
     remaining, _ = race_turns(rules)
     block = race_rows(rules, remaining)
-    moves = _moves(block, np.arange(len(scores)), scores, rules)
+    src, new, prob = _moves(block, np.arange(len(scores)), scores, rules)
     index = np.full(goal + 1, -1, dtype=np.int64)
     index[scores] = np.arange(len(scores))
     index[goal] = len(scores)  # the end
+    dst = index[new]
+    bounds = np.searchsorted(src, np.arange(len(scores) + 1))
     # the mean, exactly: scores only go up, R(s) = (1 + sum_{s' > s} P(s -> s') R(s')) / (1 - P(s -> s))
     chain_r = np.zeros(len(scores) + 1)
     for i in range(len(scores) - 1, -1, -1):
-        new, prob = moves[i]
-        j = index[new]
-        stay = prob[j == i].sum()
-        chain_r[i] = (1.0 + float(prob[j != i] @ chain_r[j[j != i]])) / (1.0 - stay)
-    start = index[score // UNIT]
-    chances = _follow(moves, index, len(scores), start, tail)
+        j, p = dst[bounds[i]:bounds[i + 1]], prob[bounds[i]:bounds[i + 1]]
+        stay = p[j == i].sum()
+        chain_r[i] = (1.0 + float(p[j != i] @ chain_r[j[j != i]])) / (1.0 - stay)
+    start = int(index[score // UNIT])
+    chances, left, _ = _follow(src, dst, prob, len(scores), start, 1, tail)
     return TurnCount(f"turns to reach {rules.goal} alone from {score}, playing the race policy",
-                     "exact Markov chain over the player's scores, each turn's points from the backward pass of the "
+                     "exact Markov chain over the player's scores, each turn's points from the pass over the "
                      "turn under the race policy; the mean from the chain's equations",
-                     tuple(chances[:-1]), chances[-1], float(chain_r[start]))
+                     tuple(chances), left, float(chain_r[start]))
 
 
-def _follow(moves: list[tuple[np.ndarray, np.ndarray]], index: np.ndarray, end: int, start: int,
-            tail: float) -> list[float]:
-    """The chance that the race from state `start` ends at each turn (one player): the last entry is the tail."""
-    src = np.repeat(np.arange(len(moves)), [len(m[0]) for m in moves])
-    dst = index[np.concatenate([m[0] for m in moves])]
-    prob = np.concatenate([m[1] for m in moves])
+def _follow(src: np.ndarray, dst: np.ndarray, prob: np.ndarray, end: int, start: int, players: int,
+            tail: float) -> tuple[list[float], float, tuple[float, ...]]:
+    """A chain from state `start` turn by turn, transitions `src -> dst` with `prob` (`end`: the game is over),
+    until the chance that it goes on is below `tail`: (the chance that it ends at each turn, that chance left,
+    each seat's chance to end it, the one who moves at the start first, `players` seats in turn)."""
     mass = np.zeros(end + 1)
     mass[start] = 1.0
-    out = []
-    for _ in range(MAX_TURNS):
+    out: list[float] = []
+    seats = np.zeros(players)
+    for n in range(MAX_TURNS):
         new = np.asarray(np.bincount(dst, weights=mass[src] * prob, minlength=end + 1), dtype=float)
         out.append(float(new[end]))
+        seats[n % players] += new[end]
         new[end] = 0.0
         mass = new
         if mass.sum() < tail:
             break
-    return out + [float(mass.sum())]
+    return out, float(mass.sum()), tuple(float(x) for x in seats)
 
 
-def game_length(result: "SolveResult", me: int = 0, opp: int = 0, tail: float = TAIL) -> TurnCount:
-    """Turns a two-player game lasts from (me, opp), the player with `me` to move, both playing the `win` policy."""
+#: The most players whose game length is computed (`n_player.MAX_PLAYERS`: the tables solved exactly).
+GAME_PLAYERS = 4
+
+
+def game_length(result: "SolveResult", me: int = 0, opp: int | Sequence[int] = 0, tail: float = TAIL) -> TurnCount:
+    """Turns a game lasts from `me` (the player to move) against `opp` (one score, or the opponents' scores in
+    playing order: a game of `result.players`), every player playing the `win` policy of `result`.
+
+    The exact chain over the score tuples in playing order from the mover: a
+    turn from ``(a, b, ..., z)`` banking ``g`` leads to ``(b, ..., z, a + g)``
+    (the next player moves), a bank that reaches the goal or an instant win
+    ends the game. Each tuple's turn outcome comes from one forward pass over
+    every tuple at once (`turn_distributions`; two players: the `PolicyTable`,
+    more: the n-player table, `seats_of`).
+    """
     from ..solver.turns import counted
 
     rules = result.rules
-    if result.players != 2 or result.seats != 1 or counted(rules) or rules.take_over:
-        raise CinqmilleError(f"the game's length is computed for two players without last_round, take_over or "
-                             f"a counted zero_turns; '{rules.name}' has one of them")
-    Position(me, opp).validate(rules)
-    policy = result.policy
-    scores = policy.scores
+    n = result.players
+    opps = (opp,) if isinstance(opp, int) else tuple(opp)
+    if rules.last_round or counted(rules) or rules.take_over or n > GAME_PLAYERS:
+        raise CinqmilleError(f"the game's length is computed for two to {GAME_PLAYERS} players without "
+                             f"last_round, take_over or a counted zero_turns; '{rules.name}' has one of them")
+    if len(opps) != n - 1:
+        raise CinqmilleError(f"a game of {n} players needs {n - 1} opponent score{'s' if n > 2 else ''}, "
+                             f"got {len(opps)}")
+    for x in opps:
+        Position(me, x).validate(rules)
+    scores = result.grid.scores.astype(np.int64)
     s, goal = len(scores), rules.goal // UNIT
-    ia, ib = np.divmod(np.arange(s * s), s)
-    rows = np.asarray(policy.row(scores[ia], scores[ib]), dtype=np.int64)
-    moves = _moves(policy, rows, scores[ia], rules)  # the mover's new score after his turn
-    src, dst, prob = [], [], []
-    for k, (new, p) in enumerate(moves):
-        ends = new >= goal
-        nxt = np.where(ends, s * s, ib[k] * s + policy.index[np.minimum(new, goal - 1)])  # the other moves next
-        src.append(np.full(len(new), k))
-        dst.append(nxt)
-        prob.append(p)
-    src_a, dst_a, prob_a = np.concatenate(src), np.concatenate(dst), np.concatenate(prob)
-    mass = np.zeros(s * s + 1)
-    mass[int(policy.index[me // UNIT]) * s + int(policy.index[opp // UNIT])] = 1.0
-    chances, first = [], 0.0
-    for n in range(MAX_TURNS):
-        new_mass = np.asarray(np.bincount(dst_a, weights=mass[src_a] * prob_a, minlength=s * s + 1), dtype=float)
-        chances.append(float(new_mass[-1]))
-        if n % 2 == 0:
-            first += new_mass[-1]
-        new_mass[-1] = 0.0
-        mass = new_mass
-        if mass.sum() < tail:
-            break
-    left = float(mass.sum())
+    states = np.arange(s ** n)
+    ind = np.unravel_index(states, (s,) * n)  # the mover's, then the opponents' in playing order
+    if n == 2:
+        block: TurnRows = result.policy
+        rows = np.asarray(result.policy.row(scores[ind[0]], scores[ind[1]]), dtype=np.int64)
+    else:
+        from ..policies.seats_table import seats_of
+
+        block = seats_of(result)
+        rows = states  # the n-player table's rows are the tuples' ravelled indices
+    index = np.full(goal + 1, -1, dtype=np.int64)
+    index[scores] = np.arange(s)
+    k, new, prob = _moves(block, rows, scores[ind[0]], rules)
+    rest = states[k] % (s ** (n - 1))
+    dst = np.where(new >= goal, s ** n, rest * s + index[np.minimum(new, goal - 1)])
+    start = int(np.ravel_multi_index(tuple(int(index[x // UNIT]) for x in (me,) + opps), (s,) * n))
+    chances, left, seats = _follow(k, dst, prob, s ** n, start, n, tail)
     mean = float(np.arange(1, len(chances) + 1) @ np.array(chances))
-    return TurnCount(f"turns of a two-player game from {me} against {opp} (a round is two turns), both playing "
-                     "the win policy", "exact Markov chain over the score pairs, each turn's points from the backward "
-                     "pass of the turn under the win policy; the mean over the turns shown",
-                     tuple(chances), left, mean, float(first))
+    against = ", ".join(str(x) for x in opps)
+    return TurnCount(f"turns of a {number_word(n)}-player game from {me} against {against} (a round is {number_word(n)} turns), "
+                     f"{'both' if n == 2 else 'all'} playing the win policy",
+                     "exact Markov chain over the score " + ("pairs" if n == 2 else "tuples") + ", each turn's "
+                     "points from one forward pass over the turns of every " + ("pair" if n == 2 else "tuple")
+                     + " under the win policy; the mean over the turns shown",
+                     tuple(chances), left, mean, seats)
 
 
 @dataclass(frozen=True)
@@ -230,20 +260,22 @@ class DistReport:
         return out
 
 
-POINTS_METHOD = ("exact backward pass over the turn's states under the solved policy, each state carrying the "
-                 "chance of every outcome (its one-number case is advise's expected)")
+POINTS_METHOD = ("exact forward pass over the turn's states under the solved policy, carrying the chance of "
+                 "reaching each state (its mean is advise's expected)")
 
 
 def dist_report(rules: Rules, position: Position, objective: str = "win", turns: bool = False,
                 game_pairs: int | None = None) -> DistReport:
     """The distribution of the turn's points from `position` under the `objective`'s policy; with `turns`, the
-    turns of a race alone from `position.me` and of a two-player game from (me, opp) (`game_pairs`: the most
-    score pairs for which the game is computed; None: always)."""
+    turns of a race alone from `position.me` and of a game from (me, opp), or from me against `position.others`
+    (a game of their number plus one; `game_pairs`: the most score tuples for which the game is computed;
+    None: always)."""
     from ..solver import solve
 
     notes: list[str] = []
+    players = 2 if position.others is None else len(position.others) + 1
     if objective == "win":
-        result = solve(rules, "win")
+        result = solve(rules, "win", players=players)
         points = turn_points(result, position)
         if not result.exact:
             notes.append("Note: not exact for this ruleset; the solver assumes: " + "; ".join(result.assumptions))
@@ -256,14 +288,15 @@ def dist_report(rules: Rules, position: Position, objective: str = "win", turns:
     counts: list[TurnCount] = []
     if turns:
         counts.append(race_length(rules, position.me))
-        result = solve(rules, "win")
-        pairs = len(result.grid.scores) ** 2
-        if game_pairs is not None and pairs > game_pairs:
-            notes.append(f"The game's length is not computed for {pairs:,} score pairs (at most {game_pairs:,}: "
-                         f"one turn pass per pair).")
+        result = solve(rules, "win", players=players)
+        tuples = len(result.grid.scores) ** players
+        what = "pairs" if players == 2 else "tuples"
+        if game_pairs is not None and tuples > game_pairs:
+            notes.append(f"The game's length is not computed for {tuples:,} score {what} (at most {game_pairs:,}).")
         else:
             try:
-                counts.append(game_length(result, position.me, position.opp))
+                counts.append(game_length(result, position.me,
+                                          position.opp if position.others is None else position.others))
             except CinqmilleError as exc:
                 notes.append(f"The game's length is not computed: {exc}.")
     return DistReport(rules, position, objective, points, POINTS_METHOD, tuple(counts), tuple(notes))

@@ -856,9 +856,10 @@ def bank_gain(rules: Rules, a: int, t: Any) -> np.ndarray:
     return np.where(kind == SCORED, (new - a) * UNIT, 0).astype(float)
 
 
-def _chosen(block: TurnRows, r: int, classes: KeepGraph | Prediction, t: np.ndarray, doubled: bool) -> np.ndarray:
-    """(len(t), K) mask of the policy's keep in each roll class from turn units `t`: the first best in keep order."""
-    rows = np.full(len(t), r)
+def _chosen(block: TurnRows, r: Any, classes: KeepGraph | Prediction, t: np.ndarray, doubled: bool) -> np.ndarray:
+    """(len(t), K) mask of the policy's keep in each roll class from turn units `t` of rows `r` (one, or one per
+    `t`): the first best in keep order."""
+    rows = np.broadcast_to(np.asarray(r), np.shape(t))
     values = block.keep_values(rows, t, classes.keep_units, classes.keep_next, classes.keep_win, doubled)
     key = keep_key(classes.keep_units, classes.keep_next, classes.keep_win)
     top = np.maximum.reduceat(values, classes.class_start, axis=-1)[:, classes.keep_class]
@@ -1056,68 +1057,137 @@ class TurnPoints:
 
 @dataclass(frozen=True, eq=False)
 class TurnDistribution:
-    """The chance of each outcome of one row's turn from each state (layers ``0 .. last``), following the policy.
+    """The chance of each outcome of many turns (one per row of the pass), each from its start state.
 
-    Slots of the last axis: the points banked ``0 .. last`` (units), then an
-    instant win with ``0 .. last`` units set aside, then a failed roll, then the
-    mass left out past the horizon (`TurnPoints`).
+    ``banked[i, g]``: the chance that turn ``i`` banks ``g`` units (a failed
+    roll banks 0 and is counted here too); ``wins[i, t]``: an instant win with
+    ``t`` units set aside; ``failed[i]``: a failed roll (a bust, a wrong
+    announcement, an overshoot of an exact goal); ``lost[i]``: the chance left
+    out past the horizon (`TurnPoints.truncated`).
     """
 
     rules: Rules
-    a: int  # the mover's banked score, units
-    last: int  # the last layer computed (the horizon)
-    state: np.ndarray  # (last + 1, D, 2 last + 4) following the policy's move
+    banked: np.ndarray  # (n, G) float
+    wins: np.ndarray  # (n, T) float
+    failed: np.ndarray  # (n,)
+    lost: np.ndarray  # (n,)
 
-    def at(self, t: int, m: int) -> TurnPoints:
-        """The outcome from `t` units set aside and `m` dice in hand, following the policy's move."""
-        if not 0 <= t <= self.last:
-            raise CinqmilleError(f"turn points {t * UNIT} lie past the distribution's horizon")
-        return self._points(self.state[t, m - 1])
-
-    def _points(self, v: np.ndarray) -> TurnPoints:
-        n = self.last + 1
-        banked, wins, failed, lost = v[:n].copy(), v[n:2 * n], float(v[2 * n]), float(v[2 * n + 1])
-        banked[0] += failed
+    def at(self, i: int = 0) -> TurnPoints:
+        """The outcome of turn `i` as a `TurnPoints`."""
+        banked, wins = self.banked[i], self.wins[i]
         return TurnPoints({int(g) * UNIT: float(banked[g]) for g in np.flatnonzero(banked > 0)},
                           {int(t) * UNIT: float(wins[t]) for t in np.flatnonzero(wins > 0)},
-                          failed, lost, self.rules.goal)
+                          float(self.failed[i]), float(self.lost[i]), self.rules.goal)
 
 
-def turn_distribution(block: TurnRows, r: int, a: int, upto: int | None = None,
-                      tol: float = TRUNCATION, gain: Any = None) -> TurnDistribution:
-    """The exact distribution of the outcome of row `r`'s turn (banked `a` units) under the table's decisions.
+def _grown(buffer: np.ndarray, size: int) -> np.ndarray:
+    """`buffer` with axis 1 at least `size` long (zeros appended, doubling)."""
+    if buffer.shape[1] >= size:
+        return buffer
+    pad = [(0, 0)] * buffer.ndim
+    pad[1] = (0, max(size, 2 * buffer.shape[1]) - buffer.shape[1])
+    return np.pad(buffer, pad)
 
-    The same backward pass as `turn_expectation` (`_backward`), each state
-    carrying the chance of every outcome instead of the mean. Under ``exact``
-    every keep past the goal is a failed roll and the pass is exact. Under
-    ``reach`` a turn may go on past the cap (a full hand that must be rolled,
-    `min_bank`): the pass runs to a horizon, doubled until the chance of
-    passing it is below `tol` from every state up to `upto` units (default: the
-    cap), or the horizon passes `HORIZON` goals; `truncated` reports that chance.
-    `gain` (turn units -> points) is what a bank adds (default `bank_gain`).
+
+def turn_distributions(block: TurnRows, rows: Any, a: Any, t: int = 0, m: int | None = None,
+                       tol: float = TRUNCATION, gain: Any = None, chunk: int = 2048) -> TurnDistribution:
+    """The exact distribution of the outcome of the turns of `rows` (banked `a` units, per row) from the state
+    (`t` units, `m` dice; default all of them) under the table's decisions, all rows in one pass.
+
+    A forward pass over the turn's layers, ``t`` upward: the chance of reaching
+    each state ``(t, m)`` moves, by the policy's move there (`TurnRows.move`),
+    to a bank of ``gain(a, t)`` points (default `bank_gain`); or, rolling, to
+    the state after the policy's keep of each roll class (`_chosen`, the keeps
+    that `_backward` and the advice read), an instant win, or a failed roll
+    with the bust chance; or, announcing, the same over the two-dice classes
+    that score the announcement, the turn doubled, a wrong one failing. Every
+    keep lands on a later layer. Under ``exact`` a keep past the cap is an
+    overshoot (failed). Under ``reach`` a turn may go on past the cap (a full
+    hand that must be rolled, `min_bank`): the pass goes on until the chance
+    still in play is at most `tol` from every row, or `HORIZON` goals past the
+    cap; that chance is `lost`. One row is the case ``rows = [r]``.
     """
     rules = block.rules
-    graph, _ = _classes(rules)
-    d, exact = rules.dice, block.exact
-    cap = int(block.cap[r])
-    upto = (cap if exact else cap - 1) if upto is None else int(upto)
-    ext = 0 if exact else int(graph.max_units) + 1
+    rows = np.atleast_1d(np.asarray(rows, dtype=np.int64))
+    a = np.broadcast_to(np.asarray(a, dtype=np.int64), rows.shape)
+    gain = (lambda aa, ts: bank_gain(rules, aa, ts)) if gain is None else gain
+    parts = [_forward(block, rows[lo:lo + chunk], a[lo:lo + chunk], int(t), rules.dice if m is None else int(m),
+                      tol, gain) for lo in range(0, len(rows), chunk)]
+    def joined(i: int) -> np.ndarray:
+        width = max(p[i].shape[1] for p in parts)
+        return np.concatenate([np.pad(p[i], ((0, 0), (0, width - p[i].shape[1]))) for p in parts])
+
+    return TurnDistribution(rules, joined(0), joined(1),
+                            np.concatenate([p[2] for p in parts]), np.concatenate([p[3] for p in parts]))
+
+
+def _forward(block: TurnRows, rows: np.ndarray, a: np.ndarray, t0: int, m0: int, tol: float,
+             gain: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`turn_distributions` of a chunk of rows: (banked, wins, failed, lost)."""
+    rules = block.rules
+    graph, pred = _classes(rules)
+    n, d = len(rows), rules.dice
+    caps = block.cap[rows]
+    top = int(caps.max()) + 2
+    end = top if block.exact else top + HORIZON * (rules.goal // UNIT)
+    m_all = np.arange(1, d + 1)
+    class_m = np.argmax(graph.class_prob > 0, axis=1)  # (C,) the column (dice - 1) each class is rolled with
+    class_p = graph.class_prob[np.arange(len(class_m)), class_m]
+    mass = np.zeros((n, max(top, t0 + 1) + 2 * graph.max_units + 2, d))
+    mass[:, t0, m0 - 1] = 1.0
+    banked = np.zeros((n, top + 1))
+    wins = np.zeros((n, top + 1))
+    failed, lost = np.zeros(n), np.zeros(n)
+    inflight = np.ones(n)  # the chance still in play, per row (to stop under reach)
+    t = hi = t0  # the layer, and the last one that holds any chance
     while True:
-        last = max(cap, upto) if exact else max(cap - 1, upto) + ext
-        n = last + 1
-        width = 2 * n + 2
-        eye = np.eye(width)
+        here = mass[:, t]
+        act = np.flatnonzero(here.any(axis=1))
+        if len(act):
+            w, rr = here[act], rows[act]
+            tt = np.full(len(act), t)
+            move = block.move(rr[:, None], t, m_all[None, :])
+            points = np.asarray(gain(a[act], tt), dtype=float)
+            g = (points // UNIT).astype(np.int64)
+            banked = _grown(banked, int(g.max()) + 1)
+            wins = _grown(wins, t + 1)
+            np.add.at(banked, (act, g), (w * (move == 0)).sum(axis=1))
+            flows: list[tuple[np.ndarray, KeepGraph | Prediction, np.ndarray, np.ndarray]] = []
+            rolls = w * (move == 1)
+            if rolls.any():
+                pick = _pick(graph, _chosen(block, rr, graph, tt, False))
+                flows.append((rolls[:, class_m] * class_p, graph, pick, t + graph.keep_units[pick]))
+                failed[act] += rolls @ graph.bust_prob
+            if pred is not None and (move[:, 1] >= 2).any():
+                j = np.clip(move[:, 1] - 2, 0, len(pred.choices) - 1)
+                said = np.where(move[:, 1] >= 2, w[:, 1], 0.0)
+                pick = _pick(pred, _chosen(block, rr, pred, tt, True))
+                flows.append((said[:, None] * pred.class_prob[:, j].T, pred, pick, 2 * (t + pred.keep_units[pick])))
+                failed[act] += said * pred.bust_prob[j]
+            for chance, classes, pick, t2 in flows:
+                won = classes.keep_win[pick]
+                wins[act, t] += (chance * won).sum(axis=1)
+                over = (t2 > caps[act, None]) if block.exact else (t2 >= end)
+                (failed if block.exact else lost)[act] += (chance * (over & ~won)).sum(axis=1)
+                go = ~won & ~over & (chance > 0)
+                ii, cc = np.nonzero(go)
+                if len(ii):
+                    hi = max(hi, int(t2[ii, cc].max()))
+                    mass = _grown(mass, hi + 1)
+                    np.add.at(mass, (act[ii], t2[ii, cc], classes.keep_next[pick[ii, cc]] - 1), chance[ii, cc])
+                    inflight += np.bincount(act[ii], weights=chance[ii, cc], minlength=n)
+            inflight[act] -= w.sum(axis=1)
+        mass[:, t] = 0.0
+        t += 1
+        if t > hi or t >= end or (not block.exact and float(inflight.max()) <= tol):
+            break
+    left = mass[:, t:hi + 1].sum(axis=(1, 2)) if t <= hi else np.zeros(n)
+    banked[:, 0] += failed
+    return banked, wins, failed, lost + left
 
-        def bank(ts: np.ndarray, n: int = n, eye: np.ndarray = eye) -> np.ndarray:
-            points = bank_gain(rules, a, ts) if gain is None else gain(ts)
-            return eye[(np.asarray(points) // UNIT).astype(np.int64)]
 
-        def beyond(t_out: np.ndarray, n: int = n, eye: np.ndarray = eye) -> np.ndarray:
-            return np.broadcast_to(eye[2 * n] if exact else eye[2 * n + 1], (len(t_out), d, width))
-
-        ends = _Ends(width, bank, lambda t, n=n, eye=eye: eye[n + t], eye[2 * n], beyond)
-        state, _, _ = _backward(block, r, last, ends)
-        lost = float(state[: upto + 1, :, -1].max())
-        if exact or lost < tol or ext > HORIZON * (rules.goal // UNIT) + graph.max_units:
-            return TurnDistribution(rules, int(a), last, state)
-        ext *= 2
+def turn_distribution(block: TurnRows, r: int, a: int, t: int = 0, m: int | None = None,
+                      tol: float = TRUNCATION, gain: Any = None) -> TurnPoints:
+    """The exact distribution of the outcome of row `r`'s turn (banked `a` units) from (`t` units, `m` dice)
+    under the table's decisions: `turn_distributions` of one row."""
+    return turn_distributions(block, [r], [a], t, m, tol, gain).at(0)
