@@ -419,21 +419,62 @@ def write_page(path: Path, rows: Sequence[RulesetComparison], config: CompareCon
     return path
 
 
-if __name__ == "__main__":  # python -m cinqmille.research.page fair|players PAGE: one section alone
+REDUCTION_HEADING = "## The cost of the reduction, measured exactly"
+REDUCTION_COMMAND = "python -m cinqmille.research.page reduction docs/variants.md"
+#: The rulesets whose reduction is measured: four players solved exactly at small goals.
+REDUCTION_GOALS: tuple[int, ...] = (1500, 2000)
+
+
+def reduction_section(costs: Sequence[Any], measured: str = "") -> list[str]:
+    """The cost of reading a smaller table inside the exact four-player game (`research.reduction`), as a
+    Markdown section."""
+    if not costs:
+        return []
+    out = [REDUCTION_HEADING, "",
+           "A table of more players than the largest exact one is read from a smaller table against the opponents "
+           "who threaten most (`n_player.leading`). Where four players are solved exactly, that reduced player is "
+           "evaluated inside the exact four-player game: one seat reads the smaller table, the three others play "
+           "the exact four-player policy, and the reduced seat's chance comes from the game's Markov chain "
+           "(`cinqmille/research/reduction.py`: each turn's outcome by a forward pass under the decisions of the "
+           "table the mover reads; policy evaluation, not simulation; the chain followed until less than 1e-9 "
+           "of the chance is left). The cost is the seat's solved chance minus its reduced chance, in points; "
+           f"`standard` rules at each goal (opening 750). Written by `{REDUCTION_COMMAND}` (this section "
+           f"alone){measured}.", ""]
+    cells = [["goal", "table read", "cost by seat (points)", "largest", "solved chances"]]
+    for c in costs:
+        cells.append([str(c.rules.goal), f"{c.smaller} players", ", ".join(f"{x:.3f}" for x in c.cost),
+                      f"{max(c.cost):.3f}", ", ".join(_pct(x) for x in c.exact)])
+    worst = {k: max(max(c.cost) for c in costs if c.smaller == k) for k in sorted({c.smaller for c in costs})}
+    said = "; ".join(f"reading the {k}-player table costs a seat at most {v:.3f} points" for k, v in worst.items())
+    out += _table(cells) + ["", f"Over these goals, {said}. Five to eight players therefore read the largest "
+                            "exact table that fits (`api.table_players`) against the opponents who threaten most; "
+                            "its error grows with the opponents left out, and this page measures it only where a "
+                            "larger exact game exists.", ""]
+    return out
+
+
+if __name__ == "__main__":  # python -m cinqmille.research.page fair|players|reduction PAGE: one section alone
     import sys
     import time
 
-    if len(sys.argv) != 3 or sys.argv[1] not in ("fair", "players"):
-        sys.exit(f"usage: {FAIR_COMMAND}\n       {PLAYERS_COMMAND}")
+    modes = ("fair", "players", "reduction")
+    if len(sys.argv) != 3 or sys.argv[1] not in modes:
+        sys.exit("usage: " + "\n       ".join((FAIR_COMMAND, PLAYERS_COMMAND, REDUCTION_COMMAND)))
+    begun = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     if sys.argv[1] == "fair":
         write_fair_section(Path(sys.argv[2]), fair_presets())
-    else:
+    elif sys.argv[1] == "players":
         from ..rules import PRESET_NAMES
         from .players import players_rows
 
-        begun = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
         found = players_rows(PRESET_NAMES)
         load = os.getloadavg()[0]
         write_section(Path(sys.argv[2]), PLAYERS_HEADING, players_section(
             found, f"; measured {begun} on the project's shared 2-core machine (load {load:.1f}), each solve "
                    "timed in the same process"))
+    else:
+        from .players import at_goal
+        from .reduction import reduction_cost
+
+        costs = [reduction_cost(at_goal("standard", g), 4, k) for g in REDUCTION_GOALS for k in (3, 2)]
+        write_section(Path(sys.argv[2]), REDUCTION_HEADING, reduction_section(costs, f"; computed {begun}"))
