@@ -27,12 +27,12 @@ legal keep, ranked as `advise --roll` ranks them, with `rank` (0: the best
 keep's row), `win` and `expected` (`EVERY`); the same row builder
 (`_fill_keeps`) writes both, and the files' metadata records `every_keep`.
 
-Three players (`triple_tables`, `cinqmille export --players 3`): the same two
-tables for the three-player solve, whose rows name both opponents in playing
-order, `opp` (the next player) and `opp2` (the one after him), instead of
-`opp` and `seat` (the three-player solve has no last round); `win`, `bank` and
-`roll` are the chances of the player to move. The rows of one (me, opp) are one
-kernel pass against every `opp2` (`n_player.seat_rows`, the
+Three players or more (`seat_tables`, `cinqmille export --players 3` or `4`): the same
+two tables for the n-player solve, whose rows name every opponent in playing
+order, `opp` (the next player), `opp2` (the one after him), `opp3`, instead of
+`opp` and `seat` (the n-player solve has no last round); `win`, `bank` and
+`roll` are the chances of the player to move. The rows of one (me, opp, ...) are one
+kernel pass against every score of the last opponent (`n_player.seat_rows`, the
 computation of the advice's rows); the decisions are the same `TurnRows`
 functions. The whole three-player table is as many times the two-player one
 as there are scores (86 under `standard`), so a slice is the practical export
@@ -76,6 +76,7 @@ from .parsing import quoted, whole
 from .position import check_score
 from .rules import Rules, to_dict
 from .rules.bank import UNIT
+from .words import number_word
 
 if TYPE_CHECKING:
     from .solver import SolveResult
@@ -137,22 +138,35 @@ EVERY_DOCS: dict[str, dict[str, str]] = {
 MAX_EVERY_ROWS = 25_000_000
 
 
-#: Three players (`--players 3`): the bank/roll table and the keep table name both opponents, in playing order.
-COLUMNS3: tuple[str, ...] = ("me", "opp", "opp2", "turn", "dice", "action", "win", "bank", "roll")
-KEEP_COLUMNS3: tuple[str, ...] = ("me", "opp", "opp2", "turn", "dice", "rolled", "keep", "points", "left", "then")
-_CHANCE3 = " (three players: the chance of the player to move)"
-COLUMN_DOCS3: dict[str, dict[str, str]] = {
-    "me": COLUMN_DOCS["me"],
-    "opp": {"meaning": "banked score of the next player (who plays right after the player to move)", "unit": "points"},
-    "opp2": {"meaning": "banked score of the player after him (who plays last of the round)", "unit": "points"},
-    **{c: COLUMN_DOCS[c] for c in ("turn", "dice", "action")},
-    **{c: {"meaning": COLUMN_DOCS[c]["meaning"] + _CHANCE3, "unit": COLUMN_DOCS[c]["unit"]}
-       for c in ("win", "bank", "roll")},
-}
-KEEP_DOCS3: dict[str, dict[str, str]] = {
-    "me": COLUMN_DOCS3["me"], "opp": COLUMN_DOCS3["opp"], "opp2": COLUMN_DOCS3["opp2"],
-    **{c: KEEP_DOCS[c] for c in KEEP_COLUMNS[3:]},
-}
+def opponent_columns(players: int) -> tuple[str, ...]:
+    """The opponents' score columns of a table of `players` (three or more), in playing order from the mover:
+    `opp` (the next player), `opp2`, `opp3`, ..."""
+    return ("opp",) + tuple(f"opp{i}" for i in range(2, players))
+
+
+def _opponent_doc(i: int, players: int) -> dict[str, str]:
+    """The doc of the i-th opponent's column (1: the next player)."""
+    last = " (who plays last of the round)" if i == players - 1 else ""
+    which = "the next player (who plays right after the player to move)" if i == 1 else \
+        f"the player {i} places after the player to move{last}"
+    return {"meaning": f"banked score of {which}", "unit": "points"}
+
+
+def seat_columns(players: int) -> tuple[tuple[str, ...], tuple[str, ...], dict, dict]:
+    """(bank/roll columns, keep columns, their docs) of a table of three players or more: the columns name
+    every opponent in playing order instead of `opp` and `seat` (the n-player solve has no last round)."""
+    opps = opponent_columns(players)
+    chance = f" ({number_word(players)} players: the chance of the player to move)"
+    main = ("me",) + opps + COLUMNS[3:]
+    keep = ("me",) + opps + KEEP_COLUMNS[3:]
+    scores = {"me": COLUMN_DOCS["me"], **{c: _opponent_doc(i + 1, players) for i, c in enumerate(opps)}}
+    docs = {**scores, **{c: COLUMN_DOCS[c] for c in ("turn", "dice", "action")},
+            **{c: {"meaning": COLUMN_DOCS[c]["meaning"] + chance, "unit": COLUMN_DOCS[c]["unit"]}
+               for c in ("win", "bank", "roll")}}
+    keep_docs = {**scores, **{c: KEEP_DOCS[c] for c in KEEP_COLUMNS[3:]}}
+    return main, keep, docs, keep_docs
+
+
 
 
 #: A counted `zero_turns` (`solver.turns.counted`): the scoreless-turn counters take the place of `seat`.
@@ -171,11 +185,11 @@ KEEP_DOCS_Z: dict[str, dict[str, str]] = {c: KEEP_DOCS.get(c) or _COUNTERS[c] fo
 
 def columns_of(players: int, scoreless: int = 0, every: bool = False) -> tuple[tuple[str, ...], tuple[str, ...],
                                                                               dict, dict]:
-    """(bank/roll columns, keep columns, their docs) of an export for `players` (2 or 3); `scoreless`: the
-    count of a counted `zero_turns` (its counters replace `seat`), 0 otherwise; `every`: the keep table of
+    """(bank/roll columns, keep columns, their docs) of an export for `players`; `scoreless`: the count of a
+    counted `zero_turns` (its counters replace `seat`), 0 otherwise; `every`: the keep table of
     `--all-keeps` (the columns `EVERY` after `then`)."""
-    if players == 3:
-        out = (COLUMNS3, KEEP_COLUMNS3, COLUMN_DOCS3, KEEP_DOCS3)
+    if players > 2:
+        out = seat_columns(players)
     elif scoreless:
         out = (COLUMNS_Z, KEEP_COLUMNS_Z, COLUMN_DOCS_Z, KEEP_DOCS_Z)
     else:
@@ -268,58 +282,67 @@ def policy_rows(result: "SolveResult", mes: list[int], opps: list[int],
     return {c: np.concatenate([ch[c] for ch in chunks]) for c in chunks[0]}
 
 
-def _triples(result: "SolveResult", me: int, opp: int, opp2s: list[int]) -> tuple[object, np.ndarray]:
-    """(block, rows) of the three-player policy: the rows of (me, opp) against each of `opp2s` (points).
+def _seat_block(result: "SolveResult", first: tuple[int, ...], lasts: list[int]) -> tuple[object, np.ndarray]:
+    """(block, rows) of the n-player policy: the rows of the mover and the first opponents `first` (points,
+    the mover first) against each score in `lasts` of the last opponent.
 
     One kernel pass (`n_player.seat_rows`, which the advice and the engine's table read too).
     """
     from .solver.n_player import seat_rows
 
-    block = seat_rows(result, me // UNIT, np.stack([np.full(len(opp2s), opp // UNIT),
-                                                    np.array(opp2s, dtype=np.int64) // UNIT], axis=1))
-    return block, np.arange(len(opp2s))
+    k = len(lasts)
+    others = [np.full(k, x // UNIT) for x in first[1:]] + [np.array(lasts, dtype=np.int64) // UNIT]
+    block = seat_rows(result, first[0] // UNIT, np.stack(others, axis=1))
+    return block, np.arange(k)
 
 
-def _triple_tables(result: "SolveResult", mes: list[int], opps: list[int], opp2s: list[int], keeps: bool,
-                   progress: Callable[[float], None] | None = None,
-                   max_keep_rows: int | None = None, every: bool = False) -> tuple[Columns, Columns | None]:
+def _seat_tables(result: "SolveResult", mes: list[int], opps: list[list[int]], keeps: bool,
+                 progress: Callable[[float], None] | None = None,
+                 max_keep_rows: int | None = None, every: bool = False) -> tuple[Columns, Columns | None]:
+    import itertools
+
     rules = result.rules
+    main_cols, keep_cols, _, _ = seat_columns(result.players)
+    names = opponent_columns(result.players)
     reach = reachable(rules, rules.goal // UNIT)
     rolls = _rolls(rules) if keeps else None
     chunks, kchunks = [], []
-    total, done, kept_rows = len(mes) * len(opps), 0, 0
-    for me in mes:
-        for opp in opps:
-            block, rows = _triples(result, me, opp, opp2s)
-            for r, opp2 in zip(rows, opp2s):
-                cols = _block_rows(block, int(r), reach, {"me": me, "opp": opp, "opp2": opp2}, COLUMNS3)
-                chunks.append(cols)
-                if rolls is not None:
-                    kc = _block_keeps(block, np.full(int((cols["action"] == "roll").sum()), int(r)), cols, rolls,
-                                      KEEP_COLUMNS3 + (EVERY if every else ()), every)
-                    kept_rows += len(kc["me"])
-                    if max_keep_rows is not None and kept_rows > max_keep_rows:
-                        raise CinqmilleError(f"the keep table of this export passes {max_keep_rows:,} rows; export "
-                                             "a slice (--me, --opp, --opp2) or --no-keeps")
-                    kchunks.append(kc)
-            done += 1
-            if progress is not None and (done % 8 == 0 or done == total):
-                progress(done / total)
-    main = {c: np.concatenate([ch[c] for ch in chunks]) for c in COLUMNS3}
+    prefixes = list(itertools.product(mes, *opps[:-1]))
+    total, done, kept_rows = len(prefixes), 0, 0
+    flags = ", ".join(f"--{c}" for c in ("me",) + names)
+    for first in prefixes:
+        block, rows = _seat_block(result, first, opps[-1])
+        for r, last in zip(rows, opps[-1]):
+            labels = dict(zip(("me",) + names, first + (last,)))
+            cols = _block_rows(block, int(r), reach, labels, main_cols)
+            chunks.append(cols)
+            if rolls is not None:
+                kc = _block_keeps(block, np.full(int((cols["action"] == "roll").sum()), int(r)), cols, rolls,
+                                  keep_cols + (EVERY if every else ()), every)
+                kept_rows += len(kc["me"])
+                if max_keep_rows is not None and kept_rows > max_keep_rows:
+                    raise CinqmilleError(f"the keep table of this export passes {max_keep_rows:,} rows; export "
+                                         f"a slice ({flags}) or --no-keeps")
+                kchunks.append(kc)
+        done += 1
+        if progress is not None and (done % 8 == 0 or done == total):
+            progress(done / total)
+    main = {c: np.concatenate([ch[c] for ch in chunks]) for c in main_cols}
     kept = {c: np.concatenate([ch[c] for ch in kchunks]) for c in kchunks[0]} if rolls is not None else None
     return main, kept
 
 
-def triple_tables(result: "SolveResult", mes: list[int], opps: list[int], opp2s: list[int], keeps: bool = True,
-                  progress: Callable[[float], None] | None = None,
-                  max_keep_rows: int | None = 100_000_000, every: bool = False) -> tuple[Columns, Columns | None]:
-    """Three players: the bank/roll table and (with `keeps`) the keep table of every triple (me, opp, opp2);
-    `every`: every legal keep of each roll (`keep_rows`)."""
-    if result.players != 3:
-        raise CinqmilleError("the three-player export needs a three-player solve")
+def seat_tables(result: "SolveResult", mes: list[int], opps: list[list[int]], keeps: bool = True,
+                progress: Callable[[float], None] | None = None,
+                max_keep_rows: int | None = 100_000_000, every: bool = False) -> tuple[Columns, Columns | None]:
+    """Three players or more: the bank/roll table and (with `keeps`) the keep table of every tuple of scores
+    (me, then each opponent's list in `opps`, in playing order); `every`: every legal keep of each roll
+    (`keep_rows`)."""
+    if result.players < 3 or len(opps) != result.players - 1:
+        raise CinqmilleError(f"the export of {len(opps) + 1} players needs a solve of as many players")
     if every and max_keep_rows is not None:
         max_keep_rows = min(max_keep_rows, MAX_EVERY_ROWS)
-    return _triple_tables(result, mes, opps, opp2s, keeps, progress, max_keep_rows, every)
+    return _seat_tables(result, mes, opps, keeps, progress, max_keep_rows, every)
 
 
 def _block_rows(block, r: int, reach: np.ndarray, labels: dict[str, int],  # type: ignore[no-untyped-def]
@@ -330,7 +353,7 @@ def _block_rows(block, r: int, reach: np.ndarray, labels: dict[str, int],  # typ
     dice = ms + 1
     bank = block.bank(r, ts, dice)
     n = len(ts)
-    out: Columns = {c: np.full(n, v, dtype=np.int32 if c in ("me", "opp", "opp2") else np.int8)
+    out: Columns = {c: np.full(n, v, dtype=np.int32 if c == "me" or c.startswith("opp") else np.int8)
                     for c, v in labels.items()}
     out.update({"turn": (ts * UNIT).astype(np.int32), "dice": dice.astype(np.int8),
                 "action": np.where(block.banks(r, ts, dice), "bank", "roll"),
@@ -789,7 +812,7 @@ def _read_csv(path: Path) -> Columns:
     header, body = rows[0], rows[1:]
     columns: list[tuple[str, ...]] = list(zip(*body)) if body else [() for _ in header]
     data = dict(zip(header, columns))
-    dtypes: dict[str, type] = {"me": np.int32, "opp": np.int32, "opp2": np.int32, "seat": np.int8,
+    dtypes: dict[str, type] = {"me": np.int32, "opp": np.int32, "opp2": np.int32, "opp3": np.int32, "seat": np.int8,
                                "scoreless_me": np.int8, "scoreless_opp": np.int8, "turn": np.int32, "dice": np.int8, "win": float, "roll": float}
     out: Columns = {}
     for c in header:
@@ -805,14 +828,15 @@ def _read_csv(path: Path) -> Columns:
 def _read_keeps_csv(path: Path, meta: dict) -> Columns:
     """The keep table of a CSV file, by blocks of lines: labels of `then` become their codes, numpy parses the numbers."""
     pdt = points_dtype(int(meta.get("rules", {}).get("goal", 1 << 20)))
-    dtypes = {"me": pdt, "opp": pdt, "opp2": pdt, "seat": np.int8, "scoreless_me": np.int8,
+    dtypes = {"me": pdt, "opp": pdt, "opp2": pdt, "opp3": pdt, "seat": np.int8, "scoreless_me": np.int8,
               "scoreless_opp": np.int8, "turn": pdt, "dice": np.int8, "rolled": np.int32,
               "keep": np.int32, "points": pdt, "left": np.int8, "then": np.uint8,
               "rank": np.int8, "win": np.float64, "expected": np.float64}
     with open(path, encoding="utf-8") as handle:
         header = tuple(handle.readline().rstrip("\n").split(","))
         parts: dict[str, list[np.ndarray]] = {c: [np.empty(0, dtypes[c])] for c in header if c in dtypes}
-        if header not in [k + extra for k in (KEEP_COLUMNS, KEEP_COLUMNS3, KEEP_COLUMNS_Z) for extra in ((), EVERY)]:
+        kinds = (KEEP_COLUMNS, KEEP_COLUMNS_Z) + tuple(seat_columns(n)[1] for n in range(3, 5))
+        if header not in [k + extra for k in kinds for extra in ((), EVERY)]:
             raise CinqmilleError(f"{path}: not a keep table (columns {quoted(','.join(header))})")
         kind = np.float64 if header[-len(EVERY):] == EVERY else np.int64  # --all-keeps: chances among the numbers
         while True:

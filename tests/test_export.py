@@ -315,8 +315,8 @@ def test_three_player_export_agrees_with_advise_and_documents_its_columns(fmt: s
     assert "score triples" in out
     cols = ex.read_policy(target)
     meta = ex.read_meta(target)
-    assert meta["players"] == 3 and set(ex.COLUMNS3) <= set(meta["columns"])
-    assert all(meta["columns"][c]["meaning"] and meta["columns"][c]["unit"] for c in ex.COLUMNS3)
+    assert meta["players"] == 3 and set(ex.seat_columns(3)[0]) <= set(meta["columns"])
+    assert all(meta["columns"][c]["meaning"] and meta["columns"][c]["unit"] for c in ex.seat_columns(3)[0])
     assert set(cols["opp"].tolist()) == {150, 200} and set(cols["opp2"].tolist()) == {0, 150}
     result = solve(load_rules(str(tiny_rules_file)), "win", players=3)
     for i in range(0, len(cols["me"]), 3):
@@ -336,10 +336,33 @@ def test_three_player_export_agrees_with_advise_and_documents_its_columns(fmt: s
 
 
 def test_three_player_options_are_checked(tiny_rules_file: Path, tmp_path: Path) -> None:
-    """--opp2 without --players 3 and --players 4 are refused in one line."""
-    for args in (["--opp2", "0"], ["--players", "4"]):
+    """--opp2 without --players 3 or 4, --opp3 without --players 4, and --players 5 are refused in one line."""
+    for args in (["--opp2", "0"], ["--opp3", "0", "--players", "3"], ["--players", "5"]):
         code, out, err = run("--rules", str(tiny_rules_file), "-o", str(tmp_path / "p.csv"), *args)
         assert code == 2 and "Error" in (out + err)
+
+
+def test_four_player_export_agrees_with_advise(tiny_rules_file: Path, tmp_path: Path) -> None:
+    """`export --players 4`: rows name the three opponents (opp, opp2, opp3) in playing order, and each row's
+    action and chance equal `advise --opp B,C,D`'s; every column is documented."""
+    target = tmp_path / "policy4.npz"
+    code, out, err = run("--rules", str(tiny_rules_file), "-o", str(target), "--players", "4", "--me", "200",
+                         "--opp", "150", "--opp2", "0:150", "--opp3", "300")
+    assert code == 0, err
+    assert "score tuples" in out
+    cols, meta = ex.read_policy(target), ex.read_meta(target)
+    assert meta["players"] == 4 and all(meta["columns"][c]["meaning"] for c in ex.seat_columns(4)[0])
+    assert set(cols["opp2"].tolist()) == {0, 150} and set(cols["opp3"].tolist()) == {300}
+    result = solve(load_rules(str(tiny_rules_file)), "win", players=4)
+    checked = 0
+    for i in range(len(cols["me"])):
+        me, opp, opp2, opp3, turn, dice = (int(cols[c][i]) for c in ("me", "opp", "opp2", "opp3", "turn", "dice"))
+        if turn == 0:
+            continue
+        adv = advise(result, Position(me, opp, turn, dice, others=(opp, opp2, opp3)))
+        assert cols["action"][i] == adv.best.action and cols["win"][i] == pytest.approx(adv.win, abs=1e-12)
+        checked += 1
+    assert checked > 10
 
 
 # -- targets that are not regular files ---------------------------------------------------------
@@ -609,11 +632,11 @@ def test_all_keeps_three_players(tiny_rules_file: Path, tmp_path: Path) -> None:
     """`--players 3 --all-keeps`: the rank-0 rows are the best keeps of the three-player keep table, and each
     keep's chance is the three-player advice's."""
     result = solve(load_rules(str(tiny_rules_file)), "win", players=3)
-    _, best = ex.triple_tables(result, [200], [150], [0, 300])
-    _, every = ex.triple_tables(result, [200], [150], [0, 300], every=True)
+    _, best = ex.seat_tables(result, [200], [[150], [0, 300]])
+    _, every = ex.seat_tables(result, [200], [[150], [0, 300]], every=True)
     assert best is not None and every is not None
     top = every["rank"] == 0
-    for c in ex.KEEP_COLUMNS3:
+    for c in ex.seat_columns(3)[1]:
         assert np.array_equal(every[c][top], best[c]), c
     for i in np.flatnonzero(top)[::50]:
         me, opp, opp2, turn, rolled = (int(every[c][i]) for c in ("me", "opp", "opp2", "turn", "rolled"))

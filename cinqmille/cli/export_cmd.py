@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 
@@ -20,10 +21,12 @@ from .common import friendly_errors, resolve_rules, rules_option
 @click.option("--me", "me", metavar="POINTS|LO:HI", help="Only these scores of the player to move (default: all).")
 @click.option("--opp", "opp", metavar="POINTS|LO:HI", help="Only these opponent scores (default: all).")
 @click.option("--opp2", "opp2", metavar="POINTS|LO:HI",
-              help="With --players 3: only these scores of the player after the next (default: all).")
-@click.option("--players", "players", type=click.IntRange(2, 3), default=2, show_default=True,
-              help="The table exported: two players, or three (columns me, opp, opp2: the opponents in "
-                   "playing order).")
+              help="With --players 3 or 4: only these scores of the player after the next (default: all).")
+@click.option("--opp3", "opp3", metavar="POINTS|LO:HI",
+              help="With --players 4: only these scores of the player who plays last of the round (default: all).")
+@click.option("--players", "players", type=click.IntRange(2, 4), default=2, show_default=True,
+              help="The table exported: two players, or three or four (columns me, opp, opp2, opp3: the "
+                   "opponents in playing order).")
 @click.option("--keeps/--no-keeps", "keeps", default=True, show_default=True,
               help="Also write the keep table: the best keep of every roll where the best move is to roll "
                    "(about 48 times the rows of the bank/roll table).")
@@ -33,10 +36,10 @@ from .common import friendly_errors, resolve_rules, rules_option
                    "refused: export a slice).")
 @friendly_errors
 def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp: str | None, opp2: str | None,
-            players: int, keeps: bool, every: bool) -> None:
+            opp3: str | None, players: int, keeps: bool, every: bool) -> None:
     """Write the optimal policy: scores, turn points, dice, best action and chances to win by banking and rolling, and the best keep of every roll."""
     from ..errors import CinqmilleError
-    from ..export import check_targets, format_of, keep_rows, meta_of, need_pyarrow, parse_scores, policy_rows, triple_tables, write_policy
+    from ..export import check_targets, format_of, keep_rows, meta_of, need_pyarrow, parse_scores, policy_rows, seat_tables, write_policy
     from .advise_cmd import load_win_table
     from .progress import progress_bar
 
@@ -46,21 +49,24 @@ def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp:
     fmt = format_of(output, fmt)
     if fmt == "parquet":
         need_pyarrow()
-    if opp2 is not None and players != 3:
-        raise CinqmilleError("--opp2 is for --players 3")
+    if opp2 is not None and players < 3:
+        raise CinqmilleError("--opp2 is for --players 3 or 4")
+    if opp3 is not None and players < 4:
+        raise CinqmilleError("--opp3 is for --players 4")
     if every and not keeps:
         raise CinqmilleError("--all-keeps lists the keep table: it cannot go with --no-keeps")
     mes, opps = parse_scores(me, rules, "--me"), parse_scores(opp, rules, "--opp")
-    opp2s = parse_scores(opp2, rules, "--opp2") if players == 3 else [0]
+    given = {"--opp2": opp2, "--opp3": opp3}
+    rest = [parse_scores(given[f"--opp{i}"], rules, f"--opp{i}") for i in range(2, players)]
     check_targets(output, fmt, keeps)  # a device, a FIFO or a directory in the way: refused before the work
     result = load_win_table(rules, players)
     start = time.perf_counter()
     share = 0.3 if keeps else 1.0
-    count = len(mes) * len(opps) * (len(opp2s) if players == 3 else 1)
-    what = ("score triple" if players == 3 else "score pair") + ("" if count == 1 else "s")
+    count = len(mes) * len(opps) * math.prod(len(x) for x in rest)
+    what = {2: "score pair", 3: "score triple"}.get(players, "score tuple") + ("" if count == 1 else "s")
     with progress_bar(f"Exporting {count:,} {what}") as update:
-        if players == 3:
-            cols, kept = triple_tables(result, mes, opps, opp2s, keeps, progress=update, every=every)
+        if players > 2:
+            cols, kept = seat_tables(result, mes, [opps] + rest, keeps, progress=update, every=every)
         else:
             cols = policy_rows(result, mes, opps, progress=lambda f: update(share * f))
             kept = keep_rows(result, cols, progress=lambda f: update(share + (1 - share) * f),

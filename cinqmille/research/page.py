@@ -320,17 +320,22 @@ def players_section(rows: Sequence[Any], measured: str = "") -> list[str]:
            "above a fair share (1/N), in points; *not exact*: the solve states an assumption (rules outside the "
            "n-player model solved as if off, or chasing bust cycles settled by a mixed choice, RULES.md section 8). "
            f"Written by `{PLAYERS_COMMAND}` (this section alone){measured}.", ""]
-    cells = [["ruleset", "goal", "players", "seats' chances", "first seat's edge", "solve time"]]
+    cells = [["ruleset", "goal", "players", "seats' chances", "first seat's edge"]]
+    grows = total = 0
     for preset, goal, solves in rows:
         for sc in solves:
             if sc.win is None:
-                cells.append([preset, str(goal), str(sc.players), "beyond the default budget", "", ""])
+                cells.append([preset, str(goal), str(sc.players), "beyond the default budget", ""])
                 continue
             chances = ", ".join(_pct(w) for w in sc.win) + ("" if sc.exact else " (not exact)")
-            edge = sc.edge
-            cells.append([preset, str(goal), str(sc.players), chances, f"{edge:+.2f}",
-                          f"{sc.seconds:.0f} s" if sc.seconds >= 1 else "cached or < 1 s"])
-    return out + _table(cells) + [""]
+            cells.append([preset, str(goal), str(sc.players), chances, f"{sc.edge:+.2f}"])
+        edges = [sc.edge for sc in solves if sc.edge is not None]
+        if len(edges) == len(solves) and solves[0].players == 2:
+            total += 1
+            grows += all(x < y for x, y in zip(edges, edges[1:]))
+    summary = (f"The first seat's edge over a fair share grows with every player added in {grows} of the "
+               f"{total} rulesets and goals solved for two to four players.")
+    return out + _table(cells) + ["", summary, ""]
 
 
 def fair_presets() -> list[Any]:
@@ -468,10 +473,8 @@ if __name__ == "__main__":  # python -m cinqmille.research.page fair|players|red
         from .players import players_rows
 
         found = players_rows(PRESET_NAMES)
-        load = os.getloadavg()[0]
         write_section(Path(sys.argv[2]), PLAYERS_HEADING, players_section(
-            found, f"; measured {begun} on the project's shared 2-core machine (load {load:.1f}), each solve "
-                   "timed in the same process"))
+            found, f"; computed {begun}"))
     else:
         from .players import at_goal
         from .reduction import reduction_cost

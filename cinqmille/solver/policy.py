@@ -122,11 +122,13 @@ def tied(values: np.ndarray, top: np.ndarray, tie: float) -> np.ndarray:
 
 
 def ranking(values: np.ndarray, tie: float = 0.0) -> np.ndarray:
-    """Options from best to worst along the last axis of one decision (ties keep their order):
-    ``ranking(v, tie)[0] == best(v, tie)``."""
-    order = np.argsort(-np.asarray(values), axis=-1, kind="stable")
-    first = int(best(values, tie))
-    return np.concatenate([[first], order[order != first]]).astype(np.int64)
+    """Options from best to worst along the last axis (ties keep their order):
+    ``ranking(v, tie)[..., 0] == best(v, tie)``."""
+    values = np.asarray(values)
+    if tie == 0.0:
+        return np.argsort(-values, axis=-1, kind="stable")
+    chosen = np.arange(values.shape[-1]) == best(values, tie)[..., None]
+    return np.asarray(np.lexsort((-values, ~chosen), axis=-1))
 
 
 def keep_key(units: Any, left: Any, win: Any) -> np.ndarray:
