@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import CinqmilleError
 from ..policies.optimal import optimal_table
 from ..rules import Rules
-from ..rules.bank import UNIT
+from ..rules.bank import UNIT, BankRules
 from ..solver import solve
 from ..solver.policy import PolicyTable
 
@@ -124,7 +124,7 @@ def plot_bank_heatmap(rules: Rules, path: Path) -> Path:
     cols = 3
     rows_n = (d + cols - 1) // cols
     fig, axes = plt.subplots(rows_n, cols, figsize=(14, 4.6 * rows_n + 0.6), squeeze=False, layout="constrained")
-    opened = rules.banking.opened(table.scores)
+    opened = BankRules.of(rules).opened(table.scores)  # scores in units
     sc = table.scores[opened] * UNIT
     ext = (sc.min() - UNIT / 2, sc.max() + UNIT / 2, sc.min() - UNIT / 2, sc.max() + UNIT / 2)
     vmax = 2000
