@@ -31,6 +31,8 @@ JIT = njit(cache=True, nogil=True, error_model="numpy", boundscheck=False)
 #: Rows computed together, one per SIMD lane (the innermost axis of every table): a block of rows shares
 #: its slots and loops, and the comparisons of different rows run side by side instead of one long chain.
 LANES = 64
+#: Layers of bank values gathered at once for a block (`fill_banks`): they stay in the core's cache.
+BANK_LAYERS = 16
 
 
 @JIT
@@ -161,19 +163,73 @@ def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, ban
                     out_b[first + lane, par, m] = tab[par * d + m, 1, lane]
 
 
+#: Codes of a bank in the tables of `fill_banks` besides a new score (>= 0): a bust, a win, not allowed.
+BANK_BUST, BANK_WIN, BANK_NONE = -1, -2, -3
+
+
+@JIT
+def fill_banks(index: np.ndarray, first: int, w: int, top: np.ndarray, lo: int, hi: int, code: np.ndarray,
+               crow: np.ndarray, src_a: np.ndarray, src_b: np.ndarray, srow: np.ndarray, passing: bool, won: float,
+               out: np.ndarray) -> None:
+    """The bank (A..., B) of lanes ``0..w-1`` (rows ``index[first + lane]``) at layers ``lo..hi`` (up to
+    ``top[lane]``), every m, into ``out[t - lo, m - 1, :, lane]``.
+
+    Row r's bank at (t, m) is ``c = code[crow[r], t, m - 1]`` (the m axis of `code` and of `src_*` may have
+    length 1: the same for every m): ``src_a[srow[r], c, m - 1]`` and ``src_b[...]`` as they are, or with
+    `passing` the turn start ``src_a[srow[r], c]`` the bank passes the dice to, seen by the banker
+    (`seats.pass_dice`: his ``1 - sum``, then the others; B = 0); `BANK_BUST` is A = 0, B = 1; `BANK_WIN`
+    `won` to the banker, 0 to the others; `BANK_NONE` A = -inf (not allowed).
+    """
+    d, cols = out.shape[1], out.shape[2]
+    jb = cols - 1
+    one_code, one_src = code.shape[2] == 1, src_a.shape[2] == 1
+    for lane in range(w):
+        r = index[first + lane]
+        cr, sr = crow[r], srow[r]
+        for t in range(lo, min(hi, top[lane]) + 1):
+            for m in range(d):
+                c = code[cr, t, 0 if one_code else m]
+                here = out[t - lo, m]
+                if c >= 0:
+                    mm = 0 if one_src else m
+                    if passing:
+                        total = -0.0  # the order of NumPy's sum (`pass_dice`)
+                        for j in range(jb):
+                            total += src_a[sr, c, mm, j]
+                        here[0, lane] = 1.0 - total
+                        for j in range(1, jb):
+                            here[j, lane] = src_a[sr, c, mm, j - 1]
+                        here[jb, lane] = 0.0
+                    else:
+                        for j in range(jb):
+                            here[j, lane] = src_a[sr, c, mm, j]
+                        here[jb, lane] = src_b[sr, c, mm]
+                else:
+                    for j in range(cols):
+                        here[j, lane] = 0.0
+                    if c == BANK_BUST:
+                        here[jb, lane] = 1.0
+                    elif c == BANK_WIN:
+                        here[0, lane] = won
+                    else:
+                        here[0, lane] = -np.inf
+
+
 @JIT
 def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: np.ndarray, scores: np.ndarray,
-              caps: np.ndarray, bank_a: np.ndarray, bank_b: np.ndarray, l0: np.ndarray, term_a: np.ndarray,
+              caps: np.ndarray, code: np.ndarray, crow: np.ndarray, src_a: np.ndarray, src_b: np.ndarray,
+              srow: np.ndarray, passing: bool, l0: np.ndarray, term_a: np.ndarray,
               term_b: np.ndarray, tpad: int, exact: bool, period: int, tie: float, won: float,
               base: np.ndarray, win: np.ndarray, start: np.ndarray, ptr: np.ndarray, cls: np.ndarray,
               prob: np.ndarray, bust: np.ndarray,
               p_units: np.ndarray, p_next: np.ndarray, p_win: np.ndarray, p_start: np.ndarray,
-              p_ptr: np.ndarray, p_cls: np.ndarray, p_prob: np.ndarray, p_bust: np.ndarray) -> None:
+              p_ptr: np.ndarray, p_cls: np.ndarray, p_prob: np.ndarray, p_bust: np.ndarray, dice: int) -> None:
     """One backward pass for the rows of `blocks` (pairs ``first, end`` of at most LANES rows, best of
     similar caps): the turn start's columns in ``begin[row]`` (J + 1: the stored seats' A, then B), and
     every state's in ``table[row]`` (size, J + 1) unless `table` has no rows. Row r reads `l0` and `term_*`
     at r, `scores`, `caps` and the bank at ``index[r]`` (a pass over some rows of a level reads their banks
-    where they are).
+    where they are). The banks of a block are gathered a few layers at a time (`fill_banks`: what `code`,
+    `crow`, `src_*`, `srow` and `passing` say) as the layers go down.
 
     Every state starts at its value past the cap: under exact an overshoot
     (B = 1), under reach ``term_*[row, (score + t) % period, m - 1]``; WIN is
@@ -187,8 +243,8 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
     """
     cols = begin.shape[1]
     jb = cols - 1  # B's column
-    d = bank_a.shape[2]
-    seats = bank_a.shape[3]
+    d = dice
+    seats = cols - 1
     size = tpad * d + 2
     win_slot, bust_slot = size - 2, size - 1
     last = tpad - 1
@@ -208,6 +264,7 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
     best_v = np.zeros(LANES)
     lr = np.zeros(LANES)
     top = np.zeros(LANES, dtype=np.int64)
+    banks = np.zeros((BANK_LAYERS, d, cols, LANES))  # the block's bank (A..., B) at (t, m) of a few layers
     for first, end in blocks:
         w = end - first
         high = -1
@@ -236,8 +293,12 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
         for s in range(size):
             for lane in range(w):
                 v[s, lane] = ab[s, 0, lane] + ab[s, jb, lane] * lr[lane]
+        lo = high + 1
         for t in range(high, -1, -1):
             off = t * d
+            if t < lo:  # the banks of the next few layers down, gathered for the block's lanes
+                lo = t - t % BANK_LAYERS
+                fill_banks(index, first, w, top, lo, t, code, crow, src_a, src_b, srow, passing, won, banks)
             wide = 0  # the lanes up to the last one whose row has layer t (all of a block sorted by cap)
             for lane in range(w):
                 if top[lane] >= t:
@@ -277,14 +338,13 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
             for lane in range(wide):
                 if t > top[lane]:  # past this row's cap: its states stay terminal
                     continue
-                r = index[first + lane]
                 for m in range(d):
                     s = off + m
-                    bank_v = bank_a[r, t, m, 0] + bank_b[r, t, m] * lr[lane]
+                    here = banks[t - lo, m]
+                    bank_v = here[0, lane] + here[jb, lane] * lr[lane]
                     if bank_v >= roll_v[m, lane] - tie:
-                        for j in range(seats):
-                            ab[s, j, lane] = bank_a[r, t, m, j]
-                        ab[s, jb, lane] = bank_b[r, t, m]
+                        for j in range(cols):
+                            ab[s, j, lane] = here[j, lane]
                         v[s, lane] = bank_v
                     else:
                         for j in range(cols):
