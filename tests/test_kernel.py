@@ -22,7 +22,8 @@ def chosen_slots(v: np.ndarray, slot: np.ndarray, tie: float = 0.0) -> np.ndarra
     """`compiled.choose` on the standard keep graph, one lane: the state each class's chosen keep leads to."""
     g = build_keep_graph(STANDARD)
     out = np.zeros((len(g.class_start), 1), dtype=np.int64)
-    compiled.choose(v[:, None].copy(), slot, g.columns.start, tie, 1, out, np.zeros(1), np.zeros(1, dtype=np.int64))
+    compiled.choose(v[:, None].copy(), slot, g.columns.start, tie, 1, out, np.zeros(len(out), dtype=np.int64),
+                    np.zeros(1), np.zeros(1, dtype=np.int64))
     return out[:, 0]
 
 
@@ -52,11 +53,15 @@ def test_affine_roll_equals_the_plain_backup_at_its_bust_value() -> None:
         chosen = chosen_slots(v, np.arange(keeps))
         plain = backup(g, v, bust=l0)
         for n in range(g.dice):
-            out = np.zeros((2, 1))
-            compiled.weigh(ab[..., None].copy(), chosen[:, None].copy(), g.columns.ptr, g.columns.cls,
-                           g.columns.prob, g.columns.bust, n, 1, out)
-            assert abs(out[0, 0] + out[1, 0] * l0 - plain[n]) < 1e-12
-            assert out[1, 0] >= g.bust_prob[n] - 1e-12  # a bust alone weighs bust_prob on L
+            outs = []
+            for alike in (chosen.copy(), np.full(len(chosen), -1)):  # every lane alike (read whole), or gathered
+                out = np.zeros((2, 1))
+                compiled.weigh(ab[..., None].copy(), chosen[:, None].copy(), alike, g.columns.ptr, g.columns.cls,
+                               g.columns.prob, g.columns.bust, n, 1, out)
+                assert abs(out[0, 0] + out[1, 0] * l0 - plain[n]) < 1e-12
+                assert out[1, 0] >= g.bust_prob[n] - 1e-12  # a bust alone weighs bust_prob on L
+                outs.append(out)
+            assert np.array_equal(outs[0], outs[1])
 
 
 BRUTE = {

@@ -37,11 +37,12 @@ BANK_LAYERS = 16
 
 @JIT
 def choose(v: np.ndarray, slot: np.ndarray, start: np.ndarray, tie: float, w: int, chosen: np.ndarray,
-           best: np.ndarray, pick: np.ndarray) -> None:
+           alike: np.ndarray, best: np.ndarray, pick: np.ndarray) -> None:
     """The state ``chosen[c, lane]`` that the keep taken in class c leads to, for lanes ``0..w-1`` (keep k
     leads to ``slot[k]``, worth ``v[slot[k], lane]``): the best; on a tie (within `tie`, exactly equal when
     0) the last keep of its class (classes list their keeps by points, then dice in hand: the most points,
-    then the most dice). `best` and `pick` are scratch (LANES)."""
+    then the most dice); ``alike[c]`` that state when every lane takes it (rows of a block are alike), else -1.
+    `best` and `pick` are scratch (LANES)."""
     for c in range(len(start) - 1):
         k0, k1 = start[c], start[c + 1]
         s0 = slot[k0]
@@ -56,29 +57,29 @@ def choose(v: np.ndarray, slot: np.ndarray, start: np.ndarray, tie: float, w: in
                 for lane in range(w):
                     x = row[lane]
                     b = best[lane]
-                    ge = x >= b
-                    best[lane] = x if ge else b
-                    pick[lane] = s if ge else pick[lane]
-        else:
-            for k in range(k0 + 1, k1):
-                row = v[slot[k]]
-                for lane in range(w):
-                    best[lane] = max(best[lane], row[lane])
-            for lane in range(w):
-                best[lane] -= tie
+                    pick[lane] = s if x >= b else pick[lane]
+                    best[lane] = max(x, b)
+        else:  # one sweep: the last keep within `tie` of the best so far is the last within `tie` of the best
             for k in range(k0 + 1, k1):
                 s = slot[k]
                 row = v[s]
                 for lane in range(w):
-                    pick[lane] = s if row[lane] >= best[lane] else pick[lane]
+                    x = row[lane]
+                    b = max(best[lane], x)
+                    best[lane] = b
+                    pick[lane] = s if x >= b - tie else pick[lane]
         out = chosen[c]
+        first = pick[0]
+        same = 0
         for lane in range(w):
             out[lane] = pick[lane]
+            same += pick[lane] == first
+        alike[c] = first if same == w else -1  # one state for every lane: `weigh` reads its row whole
 
 
 @JIT
-def weigh(ab: np.ndarray, chosen: np.ndarray, ptr: np.ndarray, cls: np.ndarray, prob: np.ndarray,
-          bust: np.ndarray, col: int, w: int, out: np.ndarray) -> None:
+def weigh(ab: np.ndarray, chosen: np.ndarray, alike: np.ndarray, ptr: np.ndarray, cls: np.ndarray,
+          prob: np.ndarray, bust: np.ndarray, col: int, w: int, out: np.ndarray) -> None:
     """``out[:, lane] = sum_c P(c | col) ab[chosen[c, lane], :, lane]`` in class order, plus the bust chance
     of `col` on B (the last column), for lanes ``0..w-1``."""
     cols = ab.shape[1]
@@ -88,10 +89,18 @@ def weigh(ab: np.ndarray, chosen: np.ndarray, ptr: np.ndarray, cls: np.ndarray, 
     for e in range(ptr[col], ptr[col + 1]):
         pick = chosen[cls[e]]
         p = prob[e]
-        for j in range(cols):
-            acc = out[j]
-            for lane in range(w):
-                acc[lane] += p * ab[pick[lane], j, lane]
+        one = alike[cls[e]]
+        if one >= 0:
+            for j in range(cols):
+                acc = out[j]
+                row = ab[one, j]
+                for lane in range(w):
+                    acc[lane] += p * row[lane]
+        else:
+            for j in range(cols):
+                acc = out[j]
+                for lane in range(w):
+                    acc[lane] += p * ab[pick[lane], j, lane]
     last = out[cols - 1]
     for lane in range(w):
         last[lane] += bust[col]
@@ -117,6 +126,7 @@ def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, ban
     new = np.zeros((n, 2, LANES))
     v = np.zeros((n + 2, LANES))
     chosen = np.zeros((len(start) - 1, LANES), dtype=np.int64)
+    alike = np.zeros(len(start) - 1, dtype=np.int64)
     best = np.zeros(LANES)
     pick = np.zeros(LANES, dtype=np.int64)
     roll = np.zeros((2, LANES))
@@ -132,9 +142,9 @@ def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, ban
                 for lane in range(w):
                     v[s, lane] = tab[s, 0, lane] + tab[s, 1, lane] * l0[first + lane]
             for par in range(per):
-                choose(v, term_idx[par], start, 0.0, w, chosen, best, pick)
+                choose(v, term_idx[par], start, 0.0, w, chosen, alike, best, pick)
                 for m in range(d):
-                    weigh(tab, chosen, ptr, cls, prob, bust, m, w, roll)
+                    weigh(tab, chosen, alike, ptr, cls, prob, bust, m, w, roll)
                     s = par * d + m
                     for lane in range(w):
                         r = index[first + lane]
@@ -187,9 +197,15 @@ def fill_banks(index: np.ndarray, first: int, w: int, top: np.ndarray, lo: int, 
         r = index[first + lane]
         cr, sr = crow[r], srow[r]
         for t in range(lo, min(hi, top[lane]) + 1):
+            before = BANK_NONE - 1
             for m in range(d):
                 c = code[cr, t, 0 if one_code else m]
                 here = out[t - lo, m]
+                if c == before and one_src:  # the same bank as with one die fewer
+                    for j in range(cols):
+                        here[j, lane] = out[t - lo, m - 1, j, lane]
+                    continue
+                before = c
                 if c >= 0:
                     mm = 0 if one_src else m
                     if passing:
@@ -253,8 +269,10 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
     v = np.zeros((size, LANES))
     slot = np.zeros(len(base), dtype=np.int64)
     chosen = np.zeros((len(start) - 1, LANES), dtype=np.int64)
+    alike = np.zeros(len(start) - 1, dtype=np.int64)
     p_slot = np.zeros(len(p_units), dtype=np.int64)
     p_chosen = np.zeros((len(p_start) - 1, LANES), dtype=np.int64)
+    p_alike = np.zeros(len(p_start) - 1, dtype=np.int64)
     best = np.zeros(LANES)
     pick = np.zeros(LANES, dtype=np.int64)
     rolls = np.zeros((d, cols, LANES))
@@ -264,6 +282,8 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
     best_v = np.zeros(LANES)
     lr = np.zeros(LANES)
     top = np.zeros(LANES, dtype=np.int64)
+    take = np.zeros(LANES, dtype=np.bool_)
+    live = np.zeros(LANES, dtype=np.bool_)
     banks = np.zeros((BANK_LAYERS, d, cols, LANES))  # the block's bank (A..., B) at (t, m) of a few layers
     for first, end in blocks:
         w = end - first
@@ -305,9 +325,9 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
                     wide = lane + 1
             for k in range(len(base)):
                 slot[k] = win_slot if win[k] else base[k] + off
-            choose(v, slot, start, tie, wide, chosen, best, pick)
+            choose(v, slot, start, tie, wide, chosen, alike, best, pick)
             for m in range(d):
-                weigh(ab, chosen, ptr, cls, prob, bust, m, wide, rolls[m])
+                weigh(ab, chosen, alike, ptr, cls, prob, bust, m, wide, rolls[m])
                 for lane in range(wide):
                     roll_v[m, lane] = rolls[m, 0, lane] + rolls[m, jb, lane] * lr[lane]
             if announcements and d >= 2:
@@ -319,11 +339,11 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
                         p_slot[k] = bust_slot if exact else (last - (target - last) % period) * d + p_next[k] - 1
                     else:
                         p_slot[k] = target * d + p_next[k] - 1
-                choose(v, p_slot, p_start, tie, wide, p_chosen, best, pick)
+                choose(v, p_slot, p_start, tie, wide, p_chosen, p_alike, best, pick)
                 for lane in range(wide):
                     best_v[lane] = -np.inf
                 for a in range(announcements):  # the first best announcement
-                    weigh(ab, p_chosen, p_ptr, p_cls, p_prob, p_bust, a, wide, told)
+                    weigh(ab, p_chosen, p_alike, p_ptr, p_cls, p_prob, p_bust, a, wide, told)
                     for lane in range(wide):
                         told_v = told[0, lane] + told[jb, lane] * lr[lane]
                         if told_v > best_v[lane]:
@@ -335,21 +355,20 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
                         for j in range(cols):
                             rolls[1, j, lane] = best_told[j, lane]
                         roll_v[1, lane] = best_v[lane]
-            for lane in range(wide):
-                if t > top[lane]:  # past this row's cap: its states stay terminal
-                    continue
-                for m in range(d):
-                    s = off + m
-                    here = banks[t - lo, m]
+            for m in range(d):  # bank or roll, lane by lane side by side; past a row's cap its states stay terminal
+                s = off + m
+                here, roll, now = banks[t - lo, m], rolls[m], v[s]
+                for lane in range(wide):
                     bank_v = here[0, lane] + here[jb, lane] * lr[lane]
-                    if bank_v >= roll_v[m, lane] - tie:
-                        for j in range(cols):
-                            ab[s, j, lane] = here[j, lane]
-                        v[s, lane] = bank_v
-                    else:
-                        for j in range(cols):
-                            ab[s, j, lane] = rolls[m, j, lane]
-                        v[s, lane] = roll_v[m, lane]
+                    take[lane] = bank_v >= roll_v[m, lane] - tie
+                    live[lane] = t <= top[lane]
+                    if live[lane]:
+                        now[lane] = bank_v if take[lane] else roll_v[m, lane]
+                for j in range(cols):
+                    cell, bank_j, roll_j = ab[s, j], here[j], roll[j]
+                    for lane in range(wide):
+                        if live[lane]:
+                            cell[lane] = bank_j[lane] if take[lane] else roll_j[lane]
         for lane in range(w):
             r = first + lane
             for j in range(cols):
