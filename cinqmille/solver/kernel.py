@@ -230,6 +230,7 @@ class StartBanks:
     mover: np.ndarray  # (P,) the mover's score of each row
     others: np.ndarray  # (P,) the flat index of each row's other scores in `starts`
     win_value: float = 1.0
+    per_seat: bool = True  # values per seat (`seats`, ties as "Ties" says); False: the two-player tables, J = 1
 
     def table(self, rows: np.ndarray | None = None) -> BankTable:
         """The banks of `rows` (all by default) laid out: ``a[p, t, m - 1, j]``, ``b[p, t, m - 1]``."""
@@ -244,7 +245,7 @@ class StartBanks:
         b_val[code == compiled.BANK_BUST] = 1.0
         a_val[code == compiled.BANK_WIN, 0] = self.win_value
         a_val[code == compiled.BANK_NONE, 0] = NEG
-        return BankTable(a_val, b_val)
+        return BankTable(a_val if self.per_seat else a_val[..., 0], b_val)
 
 
 def bank_rows(bank: BankTable | StartBanks, rows: np.ndarray) -> BankTable:
@@ -411,8 +412,10 @@ class TurnKernel:
         d = self.d
         index = _plain(np.arange(len(scores)) if rows is None else rows, np.int64)  # pass row -> table row
         p = len(index)
-        if isinstance(bank, StartBanks):  # read from the turn starts: seat values
-            seats: tuple[int, ...] = bank.starts.shape[2:]
+        if isinstance(bank, StartBanks):  # read from the turn starts
+            if bank.win_value != self.win_value:
+                raise ValueError("a StartBanks' win_value must be its kernel's")
+            seats: tuple[int, ...] = bank.starts.shape[2:] if bank.per_seat else ()
             banks = (_plain(bank.code, np.int64), _plain(bank.mover, np.int64),
                      _plain(bank.starts[:, :, None, :], float), np.zeros((1, 1, 1)), _plain(bank.others, np.int64),
                      True)
