@@ -284,7 +284,10 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
     top = np.zeros(LANES, dtype=np.int64)
     take = np.zeros(LANES, dtype=np.bool_)
     live = np.zeros(LANES, dtype=np.bool_)
-    banks = np.zeros((BANK_LAYERS, d, cols, LANES))  # the block's bank (A..., B) at (t, m) of a few layers
+    banks = np.zeros((BANK_LAYERS, d, cols, LANES))
+    reach = 0  # the most layers a plain keep moves up
+    for k in range(len(base)):
+        reach = max(reach, base[k] // d)  # the block's bank (A..., B) at (t, m) of a few layers
     for first, end in blocks:
         w = end - first
         high = -1
@@ -293,11 +296,16 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
             lr[lane] = l0[r]
             top[lane] = caps[index[r]] if exact else caps[index[r]] - 1
             high = max(high, top[lane])
-        for s in range(size):
+        # the layers this block reads: up to its top layer's largest keep (all, for a kept table or announcements,
+        # whose keeps fold into the table's last layers)
+        span = tpad - 1 if len(table) or announcements else min(tpad - 1, high + reach)
+        used = (span + 1) * d
+        for i in range(used + 2):
+            s = i if i < used else size - 2 + (i - used)  # then the WIN and BUST slots
             for j in range(cols):
                 for lane in range(w):
                     ab[s, j, lane] = 0.0
-        for t in range(tpad):
+        for t in range(span + 1):
             for m in range(d):
                 s = t * d + m
                 for lane in range(w):
@@ -310,7 +318,8 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
         for lane in range(w):
             ab[win_slot, 0, lane] = won
             ab[bust_slot, jb, lane] = 1.0
-        for s in range(size):
+        for i in range(used + 2):
+            s = i if i < used else size - 2 + (i - used)
             for lane in range(w):
                 v[s, lane] = ab[s, 0, lane] + ab[s, jb, lane] * lr[lane]
         lo = high + 1
