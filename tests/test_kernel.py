@@ -123,6 +123,38 @@ def test_threads_and_row_subsets_give_the_same_bits(spec: dict, seats: bool, mon
     assert np.array_equal(picked[0], alone[0][rows]) and np.array_equal(picked[1], alone[1][rows])
 
 
+@pytest.mark.parametrize("spec, seats", PASSES)
+def test_banks_read_from_the_turn_starts_give_the_bits_of_their_table(spec: dict, seats: bool) -> None:
+    """A pass whose banks are read from the turn starts (`StartBanks`, what the solves use) and one over the same
+    banks laid out (`StartBanks.table`, `seat_bank_table`, `bank_table`: what the policy tables use) give the same
+    bits, with seat values or two players' values."""
+    rules = rules_from_dict(spec)
+    grid, kernel = ScoreGrid.of(rules), TurnKernel(rules)
+    rng = np.random.default_rng(7)
+    p = 200
+    a = np.sort(rng.choice(grid.scores, p))[::-1]
+    caps = grid.cap(a)
+    l0 = rng.random(p)
+    if seats:
+        others = rng.choice(grid.scores, (p, 2))
+        w = rng.dirichlet(np.ones(3), (grid.goal,) * 3)[..., :2]
+        read = grid.start_banks(a, others, int(caps.max()), w)
+        laid = grid.seat_bank_table(a, others, int(caps.max()), w)
+    else:
+        from cinqmille.solver.turns import GameModel
+
+        model, b = GameModel(rules, kernel), rng.choice(grid.scores, p)
+        w = rng.random((1, grid.goal, grid.goal))
+        seat = np.zeros(p, dtype=np.int64)
+        read = model.level_bank(seat, a, b, int(caps.max()), w)
+        laid = model.bank(seat, a, b, int(caps.max()), w)
+    table = read.table()
+    assert np.array_equal(table.a[:, : laid.a.shape[1]], laid.a) and np.array_equal(table.b[:, : laid.b.shape[1]], laid.b)
+    for bank in (table, laid):
+        for x, y in zip(kernel.run(a, caps, read, l0, keep_table=True), kernel.run(a, caps, bank, l0, keep_table=True)):
+            assert np.array_equal(x, y)
+
+
 def test_two_solves_give_the_same_bits() -> None:
     """Two solves of one ruleset (three players, announcements, rule of 50) are equal bit for bit."""
     rules = rules_from_dict({"goal": 600, "opening": 0, "prediction": True, "rule_of_50": True})
