@@ -22,7 +22,8 @@ def chosen_slots(v: np.ndarray, slot: np.ndarray, tie: float = 0.0) -> np.ndarra
     """`compiled.choose` on the standard keep graph, one lane: the state each class's chosen keep leads to."""
     g = build_keep_graph(STANDARD)
     out = np.zeros((len(g.class_start), 1), dtype=np.int64)
-    compiled.choose(v[:, None].copy(), slot, g.columns.start, tie, 1, out, np.zeros(1), np.zeros(1, dtype=np.int64))
+    compiled.choose(v[:, None].copy(), slot, g.columns.start, tie, 1, out, np.zeros(len(out), dtype=np.int64),
+                    np.zeros(1), np.zeros(1, dtype=np.int64))
     return out[:, 0]
 
 
@@ -52,11 +53,15 @@ def test_affine_roll_equals_the_plain_backup_at_its_bust_value() -> None:
         chosen = chosen_slots(v, np.arange(keeps))
         plain = backup(g, v, bust=l0)
         for n in range(g.dice):
-            out = np.zeros((2, 1))
-            compiled.weigh(ab[..., None].copy(), chosen[:, None].copy(), g.columns.ptr, g.columns.cls,
-                           g.columns.prob, g.columns.bust, n, 1, out)
-            assert abs(out[0, 0] + out[1, 0] * l0 - plain[n]) < 1e-12
-            assert out[1, 0] >= g.bust_prob[n] - 1e-12  # a bust alone weighs bust_prob on L
+            outs = []
+            for alike in (chosen.copy(), np.full(len(chosen), -1)):  # every lane alike (read whole), or gathered
+                out = np.zeros((2, 1))
+                compiled.weigh(ab[..., None].copy(), chosen[:, None].copy(), alike, g.columns.ptr, g.columns.cls,
+                               g.columns.prob, g.columns.bust, n, 1, out)
+                assert abs(out[0, 0] + out[1, 0] * l0 - plain[n]) < 1e-12
+                assert out[1, 0] >= g.bust_prob[n] - 1e-12  # a bust alone weighs bust_prob on L
+                outs.append(out)
+            assert np.array_equal(outs[0], outs[1])
 
 
 BRUTE = {
@@ -116,6 +121,38 @@ def test_threads_and_row_subsets_give_the_same_bits(spec: dict, seats: bool, mon
     assert np.array_equal(part[0], alone[0][rows]) and np.array_equal(part[1], alone[1][rows])
     picked = kernel.run(a, caps, bank, l0[rows], rows=rows)  # the rows read where they are
     assert np.array_equal(picked[0], alone[0][rows]) and np.array_equal(picked[1], alone[1][rows])
+
+
+@pytest.mark.parametrize("spec, seats", PASSES)
+def test_banks_read_from_the_turn_starts_give_the_bits_of_their_table(spec: dict, seats: bool) -> None:
+    """A pass whose banks are read from the turn starts (`StartBanks`, what the solves use) and one over the same
+    banks laid out (`StartBanks.table`, `seat_bank_table`, `bank_table`: what the policy tables use) give the same
+    bits, with seat values or two players' values."""
+    rules = rules_from_dict(spec)
+    grid, kernel = ScoreGrid.of(rules), TurnKernel(rules)
+    rng = np.random.default_rng(7)
+    p = 200
+    a = np.sort(rng.choice(grid.scores, p))[::-1]
+    caps = grid.cap(a)
+    l0 = rng.random(p)
+    if seats:
+        others = rng.choice(grid.scores, (p, 2))
+        w = rng.dirichlet(np.ones(3), (grid.goal,) * 3)[..., :2]
+        read = grid.start_banks(a, others, int(caps.max()), w)
+        laid = grid.seat_bank_table(a, others, int(caps.max()), w)
+    else:
+        from cinqmille.solver.turns import GameModel
+
+        model, b = GameModel(rules, kernel), rng.choice(grid.scores, p)
+        w = rng.random((1, grid.goal, grid.goal))
+        seat = np.zeros(p, dtype=np.int64)
+        read = model.level_bank(seat, a, b, int(caps.max()), w)
+        laid = model.bank(seat, a, b, int(caps.max()), w)
+    table = read.table()
+    assert np.array_equal(table.a[:, : laid.a.shape[1]], laid.a) and np.array_equal(table.b[:, : laid.b.shape[1]], laid.b)
+    for bank in (table, laid):
+        for x, y in zip(kernel.run(a, caps, read, l0, keep_table=True), kernel.run(a, caps, bank, l0, keep_table=True)):
+            assert np.array_equal(x, y)
 
 
 def test_two_solves_give_the_same_bits() -> None:

@@ -31,15 +31,18 @@ JIT = njit(cache=True, nogil=True, error_model="numpy", boundscheck=False)
 #: Rows computed together, one per SIMD lane (the innermost axis of every table): a block of rows shares
 #: its slots and loops, and the comparisons of different rows run side by side instead of one long chain.
 LANES = 64
+#: Layers of bank values gathered at once for a block (`fill_banks`): they stay in the core's cache.
+BANK_LAYERS = 16
 
 
 @JIT
 def choose(v: np.ndarray, slot: np.ndarray, start: np.ndarray, tie: float, w: int, chosen: np.ndarray,
-           best: np.ndarray, pick: np.ndarray) -> None:
+           alike: np.ndarray, best: np.ndarray, pick: np.ndarray) -> None:
     """The state ``chosen[c, lane]`` that the keep taken in class c leads to, for lanes ``0..w-1`` (keep k
     leads to ``slot[k]``, worth ``v[slot[k], lane]``): the best; on a tie (within `tie`, exactly equal when
     0) the last keep of its class (classes list their keeps by points, then dice in hand: the most points,
-    then the most dice). `best` and `pick` are scratch (LANES)."""
+    then the most dice); ``alike[c]`` that state when every lane takes it (rows of a block are alike), else -1.
+    `best` and `pick` are scratch (LANES)."""
     for c in range(len(start) - 1):
         k0, k1 = start[c], start[c + 1]
         s0 = slot[k0]
@@ -54,29 +57,29 @@ def choose(v: np.ndarray, slot: np.ndarray, start: np.ndarray, tie: float, w: in
                 for lane in range(w):
                     x = row[lane]
                     b = best[lane]
-                    ge = x >= b
-                    best[lane] = x if ge else b
-                    pick[lane] = s if ge else pick[lane]
-        else:
-            for k in range(k0 + 1, k1):
-                row = v[slot[k]]
-                for lane in range(w):
-                    best[lane] = max(best[lane], row[lane])
-            for lane in range(w):
-                best[lane] -= tie
+                    pick[lane] = s if x >= b else pick[lane]
+                    best[lane] = max(x, b)
+        else:  # one sweep: the last keep within `tie` of the best so far is the last within `tie` of the best
             for k in range(k0 + 1, k1):
                 s = slot[k]
                 row = v[s]
                 for lane in range(w):
-                    pick[lane] = s if row[lane] >= best[lane] else pick[lane]
+                    x = row[lane]
+                    b = max(best[lane], x)
+                    best[lane] = b
+                    pick[lane] = s if x >= b - tie else pick[lane]
         out = chosen[c]
+        first = pick[0]
+        same = 0
         for lane in range(w):
             out[lane] = pick[lane]
+            same += pick[lane] == first
+        alike[c] = first if same == w else -1  # one state for every lane: `weigh` reads its row whole
 
 
 @JIT
-def weigh(ab: np.ndarray, chosen: np.ndarray, ptr: np.ndarray, cls: np.ndarray, prob: np.ndarray,
-          bust: np.ndarray, col: int, w: int, out: np.ndarray) -> None:
+def weigh(ab: np.ndarray, chosen: np.ndarray, alike: np.ndarray, ptr: np.ndarray, cls: np.ndarray,
+          prob: np.ndarray, bust: np.ndarray, col: int, w: int, out: np.ndarray) -> None:
     """``out[:, lane] = sum_c P(c | col) ab[chosen[c, lane], :, lane]`` in class order, plus the bust chance
     of `col` on B (the last column), for lanes ``0..w-1``."""
     cols = ab.shape[1]
@@ -86,10 +89,18 @@ def weigh(ab: np.ndarray, chosen: np.ndarray, ptr: np.ndarray, cls: np.ndarray, 
     for e in range(ptr[col], ptr[col + 1]):
         pick = chosen[cls[e]]
         p = prob[e]
-        for j in range(cols):
-            acc = out[j]
-            for lane in range(w):
-                acc[lane] += p * ab[pick[lane], j, lane]
+        one = alike[cls[e]]
+        if one >= 0:
+            for j in range(cols):
+                acc = out[j]
+                row = ab[one, j]
+                for lane in range(w):
+                    acc[lane] += p * row[lane]
+        else:
+            for j in range(cols):
+                acc = out[j]
+                for lane in range(w):
+                    acc[lane] += p * ab[pick[lane], j, lane]
     last = out[cols - 1]
     for lane in range(w):
         last[lane] += bust[col]
@@ -115,6 +126,7 @@ def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, ban
     new = np.zeros((n, 2, LANES))
     v = np.zeros((n + 2, LANES))
     chosen = np.zeros((len(start) - 1, LANES), dtype=np.int64)
+    alike = np.zeros(len(start) - 1, dtype=np.int64)
     best = np.zeros(LANES)
     pick = np.zeros(LANES, dtype=np.int64)
     roll = np.zeros((2, LANES))
@@ -130,9 +142,9 @@ def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, ban
                 for lane in range(w):
                     v[s, lane] = tab[s, 0, lane] + tab[s, 1, lane] * l0[first + lane]
             for par in range(per):
-                choose(v, term_idx[par], start, 0.0, w, chosen, best, pick)
+                choose(v, term_idx[par], start, 0.0, w, chosen, alike, best, pick)
                 for m in range(d):
-                    weigh(tab, chosen, ptr, cls, prob, bust, m, w, roll)
+                    weigh(tab, chosen, alike, ptr, cls, prob, bust, m, w, roll)
                     s = par * d + m
                     for lane in range(w):
                         r = index[first + lane]
@@ -161,19 +173,79 @@ def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, ban
                     out_b[first + lane, par, m] = tab[par * d + m, 1, lane]
 
 
+#: Codes of a bank in the tables of `fill_banks` besides a new score (>= 0): a bust, a win, not allowed.
+BANK_BUST, BANK_WIN, BANK_NONE = -1, -2, -3
+
+
+@JIT
+def fill_banks(index: np.ndarray, first: int, w: int, top: np.ndarray, lo: int, hi: int, code: np.ndarray,
+               crow: np.ndarray, src_a: np.ndarray, src_b: np.ndarray, srow: np.ndarray, passing: bool, won: float,
+               out: np.ndarray) -> None:
+    """The bank (A..., B) of lanes ``0..w-1`` (rows ``index[first + lane]``) at layers ``lo..hi`` (up to
+    ``top[lane]``), every m, into ``out[t - lo, m - 1, :, lane]``.
+
+    Row r's bank at (t, m) is ``c = code[crow[r], t, m - 1]`` (the m axis of `code` and of `src_*` may have
+    length 1: the same for every m): ``src_a[srow[r], c, m - 1]`` and ``src_b[...]`` as they are, or with
+    `passing` the turn start ``src_a[srow[r], c]`` the bank passes the dice to, seen by the banker
+    (`seats.pass_dice`: his ``1 - sum``, then the others; B = 0); `BANK_BUST` is A = 0, B = 1; `BANK_WIN`
+    `won` to the banker, 0 to the others; `BANK_NONE` A = -inf (not allowed).
+    """
+    d, cols = out.shape[1], out.shape[2]
+    jb = cols - 1
+    one_code, one_src = code.shape[2] == 1, src_a.shape[2] == 1
+    for lane in range(w):
+        r = index[first + lane]
+        cr, sr = crow[r], srow[r]
+        for t in range(lo, min(hi, top[lane]) + 1):
+            before = BANK_NONE - 1
+            for m in range(d):
+                c = code[cr, t, 0 if one_code else m]
+                here = out[t - lo, m]
+                if c == before and one_src:  # the same bank as with one die fewer
+                    for j in range(cols):
+                        here[j, lane] = out[t - lo, m - 1, j, lane]
+                    continue
+                before = c
+                if c >= 0:
+                    mm = 0 if one_src else m
+                    if passing:
+                        total = -0.0  # the order of NumPy's sum (`pass_dice`)
+                        for j in range(jb):
+                            total += src_a[sr, c, mm, j]
+                        here[0, lane] = 1.0 - total
+                        for j in range(1, jb):
+                            here[j, lane] = src_a[sr, c, mm, j - 1]
+                        here[jb, lane] = 0.0
+                    else:
+                        for j in range(jb):
+                            here[j, lane] = src_a[sr, c, mm, j]
+                        here[jb, lane] = src_b[sr, c, mm]
+                else:
+                    for j in range(cols):
+                        here[j, lane] = 0.0
+                    if c == BANK_BUST:
+                        here[jb, lane] = 1.0
+                    elif c == BANK_WIN:
+                        here[0, lane] = won
+                    else:
+                        here[0, lane] = -np.inf
+
+
 @JIT
 def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: np.ndarray, scores: np.ndarray,
-              caps: np.ndarray, bank_a: np.ndarray, bank_b: np.ndarray, l0: np.ndarray, term_a: np.ndarray,
+              caps: np.ndarray, code: np.ndarray, crow: np.ndarray, src_a: np.ndarray, src_b: np.ndarray,
+              srow: np.ndarray, passing: bool, l0: np.ndarray, term_a: np.ndarray,
               term_b: np.ndarray, tpad: int, exact: bool, period: int, tie: float, won: float,
               base: np.ndarray, win: np.ndarray, start: np.ndarray, ptr: np.ndarray, cls: np.ndarray,
               prob: np.ndarray, bust: np.ndarray,
               p_units: np.ndarray, p_next: np.ndarray, p_win: np.ndarray, p_start: np.ndarray,
-              p_ptr: np.ndarray, p_cls: np.ndarray, p_prob: np.ndarray, p_bust: np.ndarray) -> None:
+              p_ptr: np.ndarray, p_cls: np.ndarray, p_prob: np.ndarray, p_bust: np.ndarray, dice: int) -> None:
     """One backward pass for the rows of `blocks` (pairs ``first, end`` of at most LANES rows, best of
     similar caps): the turn start's columns in ``begin[row]`` (J + 1: the stored seats' A, then B), and
     every state's in ``table[row]`` (size, J + 1) unless `table` has no rows. Row r reads `l0` and `term_*`
     at r, `scores`, `caps` and the bank at ``index[r]`` (a pass over some rows of a level reads their banks
-    where they are).
+    where they are). The banks of a block are gathered a few layers at a time (`fill_banks`: what `code`,
+    `crow`, `src_*`, `srow` and `passing` say) as the layers go down.
 
     Every state starts at its value past the cap: under exact an overshoot
     (B = 1), under reach ``term_*[row, (score + t) % period, m - 1]``; WIN is
@@ -187,8 +259,8 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
     """
     cols = begin.shape[1]
     jb = cols - 1  # B's column
-    d = bank_a.shape[2]
-    seats = bank_a.shape[3]
+    d = dice
+    seats = cols - 1
     size = tpad * d + 2
     win_slot, bust_slot = size - 2, size - 1
     last = tpad - 1
@@ -197,8 +269,10 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
     v = np.zeros((size, LANES))
     slot = np.zeros(len(base), dtype=np.int64)
     chosen = np.zeros((len(start) - 1, LANES), dtype=np.int64)
+    alike = np.zeros(len(start) - 1, dtype=np.int64)
     p_slot = np.zeros(len(p_units), dtype=np.int64)
     p_chosen = np.zeros((len(p_start) - 1, LANES), dtype=np.int64)
+    p_alike = np.zeros(len(p_start) - 1, dtype=np.int64)
     best = np.zeros(LANES)
     pick = np.zeros(LANES, dtype=np.int64)
     rolls = np.zeros((d, cols, LANES))
@@ -208,6 +282,12 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
     best_v = np.zeros(LANES)
     lr = np.zeros(LANES)
     top = np.zeros(LANES, dtype=np.int64)
+    take = np.zeros(LANES, dtype=np.bool_)
+    live = np.zeros(LANES, dtype=np.bool_)
+    banks = np.zeros((BANK_LAYERS, d, cols, LANES))
+    reach = 0  # the most layers a plain keep moves up
+    for k in range(len(base)):
+        reach = max(reach, base[k] // d)  # the block's bank (A..., B) at (t, m) of a few layers
     for first, end in blocks:
         w = end - first
         high = -1
@@ -216,11 +296,16 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
             lr[lane] = l0[r]
             top[lane] = caps[index[r]] if exact else caps[index[r]] - 1
             high = max(high, top[lane])
-        for s in range(size):
+        # the layers this block reads: up to its top layer's largest keep (all, for a kept table or announcements,
+        # whose keeps fold into the table's last layers)
+        span = tpad - 1 if len(table) or announcements else min(tpad - 1, high + reach)
+        used = (span + 1) * d
+        for i in range(used + 2):
+            s = i if i < used else size - 2 + (i - used)  # then the WIN and BUST slots
             for j in range(cols):
                 for lane in range(w):
                     ab[s, j, lane] = 0.0
-        for t in range(tpad):
+        for t in range(span + 1):
             for m in range(d):
                 s = t * d + m
                 for lane in range(w):
@@ -233,20 +318,25 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
         for lane in range(w):
             ab[win_slot, 0, lane] = won
             ab[bust_slot, jb, lane] = 1.0
-        for s in range(size):
+        for i in range(used + 2):
+            s = i if i < used else size - 2 + (i - used)
             for lane in range(w):
                 v[s, lane] = ab[s, 0, lane] + ab[s, jb, lane] * lr[lane]
+        lo = high + 1
         for t in range(high, -1, -1):
             off = t * d
+            if t < lo:  # the banks of the next few layers down, gathered for the block's lanes
+                lo = t - t % BANK_LAYERS
+                fill_banks(index, first, w, top, lo, t, code, crow, src_a, src_b, srow, passing, won, banks)
             wide = 0  # the lanes up to the last one whose row has layer t (all of a block sorted by cap)
             for lane in range(w):
                 if top[lane] >= t:
                     wide = lane + 1
             for k in range(len(base)):
                 slot[k] = win_slot if win[k] else base[k] + off
-            choose(v, slot, start, tie, wide, chosen, best, pick)
+            choose(v, slot, start, tie, wide, chosen, alike, best, pick)
             for m in range(d):
-                weigh(ab, chosen, ptr, cls, prob, bust, m, wide, rolls[m])
+                weigh(ab, chosen, alike, ptr, cls, prob, bust, m, wide, rolls[m])
                 for lane in range(wide):
                     roll_v[m, lane] = rolls[m, 0, lane] + rolls[m, jb, lane] * lr[lane]
             if announcements and d >= 2:
@@ -258,11 +348,11 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
                         p_slot[k] = bust_slot if exact else (last - (target - last) % period) * d + p_next[k] - 1
                     else:
                         p_slot[k] = target * d + p_next[k] - 1
-                choose(v, p_slot, p_start, tie, wide, p_chosen, best, pick)
+                choose(v, p_slot, p_start, tie, wide, p_chosen, p_alike, best, pick)
                 for lane in range(wide):
                     best_v[lane] = -np.inf
                 for a in range(announcements):  # the first best announcement
-                    weigh(ab, p_chosen, p_ptr, p_cls, p_prob, p_bust, a, wide, told)
+                    weigh(ab, p_chosen, p_alike, p_ptr, p_cls, p_prob, p_bust, a, wide, told)
                     for lane in range(wide):
                         told_v = told[0, lane] + told[jb, lane] * lr[lane]
                         if told_v > best_v[lane]:
@@ -274,22 +364,20 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
                         for j in range(cols):
                             rolls[1, j, lane] = best_told[j, lane]
                         roll_v[1, lane] = best_v[lane]
-            for lane in range(wide):
-                if t > top[lane]:  # past this row's cap: its states stay terminal
-                    continue
-                r = index[first + lane]
-                for m in range(d):
-                    s = off + m
-                    bank_v = bank_a[r, t, m, 0] + bank_b[r, t, m] * lr[lane]
-                    if bank_v >= roll_v[m, lane] - tie:
-                        for j in range(seats):
-                            ab[s, j, lane] = bank_a[r, t, m, j]
-                        ab[s, jb, lane] = bank_b[r, t, m]
-                        v[s, lane] = bank_v
-                    else:
-                        for j in range(cols):
-                            ab[s, j, lane] = rolls[m, j, lane]
-                        v[s, lane] = roll_v[m, lane]
+            for m in range(d):  # bank or roll, lane by lane side by side; past a row's cap its states stay terminal
+                s = off + m
+                here, roll, now = banks[t - lo, m], rolls[m], v[s]
+                for lane in range(wide):
+                    bank_v = here[0, lane] + here[jb, lane] * lr[lane]
+                    take[lane] = bank_v >= roll_v[m, lane] - tie
+                    live[lane] = t <= top[lane]
+                    if live[lane]:
+                        now[lane] = bank_v if take[lane] else roll_v[m, lane]
+                for j in range(cols):
+                    cell, bank_j, roll_j = ab[s, j], here[j], roll[j]
+                    for lane in range(wide):
+                        if live[lane]:
+                            cell[lane] = bank_j[lane] if take[lane] else roll_j[lane]
         for lane in range(w):
             r = first + lane
             for j in range(cols):

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import CinqmilleError
 from ..rules import Rules, content_key
-from .kernel import CLUSTER, ON_WORKER, BankTable, Pair, TurnKernel
+from .kernel import CLUSTER, ON_WORKER, BankTable, Pair, StartBanks, TurnKernel, bank_rows
 
 #: Passes over fewer rows run in this process (a round trip to the cluster costs more than they do).
 MIN_ROWS = 512
@@ -57,7 +57,8 @@ def _run_chunk(rules: Rules, win_value: float, scores: np.ndarray, caps: np.ndar
     return a, b
 
 
-def run_on_cluster(client: Any, kernel: TurnKernel, scores: np.ndarray, caps: np.ndarray, bank: BankTable,
+def run_on_cluster(client: Any, kernel: TurnKernel, scores: np.ndarray, caps: np.ndarray,
+                   bank: BankTable | StartBanks,
                    l0: np.ndarray, term_bank: Pair | None, rows: np.ndarray | None) -> Pair | None:
     """(A, B) of a pass run in chunks on the cluster of `client`; None when the pass is too small to send."""
     index = np.arange(len(scores)) if rows is None else np.asarray(rows, dtype=np.int64)
@@ -71,9 +72,9 @@ def run_on_cluster(client: Any, kernel: TurnKernel, scores: np.ndarray, caps: np
     for k, chunk in enumerate(cuts):
         term = None if term_bank is None else (np.ascontiguousarray(term_bank[0][chunk]),
                                                np.ascontiguousarray(term_bank[1][chunk]))
+        laid = bank_rows(bank, chunk)
         futures.append(client.submit(_run_chunk, kernel.rules, kernel.win_value, scores[chunk], caps[chunk],
-                                     np.ascontiguousarray(bank.a[chunk]), np.ascontiguousarray(bank.b[chunk]),
-                                     l0[starts[k]:starts[k + 1]], term, pure=False))
+                                     laid.a, laid.b, l0[starts[k]:starts[k + 1]], term, pure=False))
     parts = client.gather(futures)
     return np.concatenate([x[0] for x in parts]), np.concatenate([x[1] for x in parts])
 

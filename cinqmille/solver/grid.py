@@ -9,8 +9,9 @@ import numpy as np
 
 from ..rules import Rules
 from ..rules.bank import SCORED, BankRules
-from .kernel import NEG, BankTable
-from .seats import pass_dice, passed
+from .compiled import BANK_BUST, BANK_NONE, BANK_WIN
+from .kernel import NEG, BankTable, StartBanks
+from .seats import passed
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -95,6 +96,34 @@ class ScoreGrid:
         a_val[..., ~hand], b_val[..., ~hand] = NEG, 0.0
         return BankTable(a_val, b_val)
 
+    def bank_codes(self, a: np.ndarray, tmax: int) -> np.ndarray:
+        """What banking t = 0..tmax with m = 1..D dice does on each score of `a`, as `BankRules` judges it, shape
+        (len(a), T, D): the new score (a bank that scores and does not win), or `BANK_BUST` (a fault or a stop
+        short), `BANK_WIN`, `BANK_NONE` (not allowed) (`StartBanks`)."""
+        new, (rows, cols), (wr, wc), bust, hand = self._banks(a, tmax)
+        code = np.full(new.shape + (self.bank.dice,), BANK_NONE, dtype=np.int64)
+        code[bust] = BANK_BUST
+        code[rows, cols] = new[rows, cols][:, None]
+        code[wr, wc] = BANK_WIN
+        code[:, :, ~hand] = BANK_NONE
+        return code
+
+    def start_banks(self, a: np.ndarray, others: np.ndarray, tmax: int, start_value: np.ndarray,
+                    win_value: float = 1.0, codes: np.ndarray | None = None) -> StartBanks:
+        """The banks of rows (mover's score `a`, `others` the scores after his, in playing order) read from the
+        turn starts `start_value[scores..., j]` (`StartBanks`; `seat_bank_table` lays them out). `codes`: the
+        `bank_codes` of every score 0..goal - 1 up to at least `tmax`, when the caller keeps them."""
+        a = np.asarray(a, dtype=np.int64)
+        g, k = self.goal, others.shape[1]
+        flat = np.ravel_multi_index(tuple(np.asarray(others, dtype=np.int64).T), (g,) * k) if len(a) else a
+        starts = start_value.reshape((g ** k, g, start_value.shape[-1]))
+        if codes is None:
+            scores, mover = np.unique(a, return_inverse=True)
+            codes = self.bank_codes(scores, tmax)
+        else:
+            mover = a
+        return StartBanks(codes, starts, np.asarray(mover, dtype=np.int64).reshape(-1), flat, win_value)
+
     def seat_bank_table(self, a: np.ndarray, others: np.ndarray, tmax: int, start_value: np.ndarray,
                         win_value: float = 1.0) -> BankTable:
         """`bank_table` for n players: values of every seat but the last, shape (P, T, D, n - 1).
@@ -103,19 +132,6 @@ class ScoreGrid:
         `start_value[scores..., j]` the stored seat values of every turn start
         (`seats`). An ordinary bank passes the dice to ``(others..., new)``
         (`pass_dice`), a winning bank is worth `win_value` to the mover and 0 to
-        the others, a fault or a stop short counts as a bust (B = 1).
+        the others, a fault or a stop short counts as a bust (B = 1): `start_banks`, laid out.
         """
-        d, seats = self.bank.dice, others.shape[1]
-        new, (rows, cols), (wr, wc), bust, hand = self._banks(a, tmax)
-        a_val = np.zeros(new.shape + (d, seats))
-        a_val[..., 0] = NEG
-        b_val = np.zeros(new.shape + (d,))
-        a_val[bust], b_val[bust] = 0.0, 1.0
-        nxt = tuple(others[rows, j] for j in range(seats)) + (new[rows, cols],)
-        a_val[rows, cols] = pass_dice(start_value[nxt])[:, None, :]
-        a_val[wr, wc] = 0.0
-        a_val[wr, wc, :, 0] = win_value
-        a_val[:, :, ~hand] = 0.0
-        a_val[:, :, ~hand, 0] = NEG
-        b_val[:, :, ~hand] = 0.0
-        return BankTable(a_val, b_val)
+        return self.start_banks(a, others, tmax, start_value, win_value).table()

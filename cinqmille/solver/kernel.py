@@ -30,6 +30,7 @@ from ..dice import dice_tables
 from ..rules import Rules
 from ..rules.bank import UNIT, BankRules
 from . import compiled
+from .seats import pass_dice
 
 NEG = -np.inf
 #: Row-layers of a pass (the sum of ``cap + 1`` over its rows) from which its rows are cut between threads.
@@ -208,8 +209,50 @@ def rolled(plain: np.ndarray, predict: np.ndarray | None) -> np.ndarray:
 class BankTable:
     """Affine value of banking at every (pair, t, m): A + B * L; A = -inf where not allowed."""
 
-    a: np.ndarray  # (P, T, D)
+    a: np.ndarray  # (P, T, D), or (P, T, D, J) with seat values
     b: np.ndarray  # (P, T, D)
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class StartBanks:
+    """The banks of some rows read from the turn-start table itself, not laid out (`BankTable` is their table).
+
+    A bank of row p at (t, m) is ``c = code[mover[p], t, m - 1]``: a new score
+    ``c >= 0``, whose value is that of the turn start ``starts[others[p], c]``
+    (the stored seats) seen by the banker (`seats.pass_dice`, B = 0), or
+    `compiled.BANK_BUST` (A = 0, B = 1), `BANK_WIN` (`win_value` to the banker),
+    `BANK_NONE` (not allowed: A = -inf). `ScoreGrid.start_banks` makes them;
+    the compiled pass gathers each block's banks as it goes (`compiled.fill_banks`).
+    """
+
+    code: np.ndarray  # (G, T, D) per mover's score (units), turn points and dice in hand
+    starts: np.ndarray  # (S, G, J): turn-start seat values, by the others' scores (flat) and the banker's new score
+    mover: np.ndarray  # (P,) the mover's score of each row
+    others: np.ndarray  # (P,) the flat index of each row's other scores in `starts`
+    win_value: float = 1.0
+    per_seat: bool = True  # values per seat (`seats`, ties as "Ties" says); False: the two-player tables, J = 1
+
+    def table(self, rows: np.ndarray | None = None) -> BankTable:
+        """The banks of `rows` (all by default) laid out: ``a[p, t, m - 1, j]``, ``b[p, t, m - 1]``."""
+        rows = np.arange(len(self.mover)) if rows is None else np.asarray(rows, dtype=np.int64)
+        code = self.code[self.mover[rows]]  # (R, T, D)
+        j = self.starts.shape[2]
+        a_val = np.zeros(code.shape + (j,))
+        b_val = np.zeros(code.shape)
+        scored = code >= 0
+        rr = np.broadcast_to(self.others[rows][:, None, None], code.shape)[scored]
+        a_val[scored] = pass_dice(self.starts[rr, code[scored]])
+        b_val[code == compiled.BANK_BUST] = 1.0
+        a_val[code == compiled.BANK_WIN, 0] = self.win_value
+        a_val[code == compiled.BANK_NONE, 0] = NEG
+        return BankTable(a_val if self.per_seat else a_val[..., 0], b_val)
+
+
+def bank_rows(bank: BankTable | StartBanks, rows: np.ndarray) -> BankTable:
+    """The banks of some rows laid out (a copy): of a table, or read from the turn starts."""
+    if isinstance(bank, StartBanks):
+        return bank.table(rows)
+    return BankTable(np.ascontiguousarray(bank.a[rows]), np.ascontiguousarray(bank.b[rows]))
 
 
 class TurnKernel:
@@ -328,16 +371,16 @@ class TurnKernel:
                                c.ptr, c.cls, c.prob, c.bust, iterations, out[0], out[1])
 
     @overload
-    def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable, l0: np.ndarray,
+    def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable | StartBanks, l0: np.ndarray,
             keep_table: Literal[False] = False, term_bank: Pair | None = None, rows: np.ndarray | None = None,
             ) -> tuple[np.ndarray, np.ndarray, None, None]: ...
 
     @overload
-    def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable, l0: np.ndarray,
+    def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable | StartBanks, l0: np.ndarray,
             keep_table: Literal[True], term_bank: Pair | None = None, rows: np.ndarray | None = None,
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
 
-    def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable, l0: np.ndarray,
+    def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable | StartBanks, l0: np.ndarray,
             keep_table: bool = False, term_bank: Pair | None = None, rows: np.ndarray | None = None,
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
         """One backward pass for P rows; returns (A, B) of the turn start (0 points, D dice).
@@ -369,7 +412,19 @@ class TurnKernel:
         d = self.d
         index = _plain(np.arange(len(scores)) if rows is None else rows, np.int64)  # pass row -> table row
         p = len(index)
-        seats = bank.a.shape[3:]  # () for the mover's value alone, (J,) for a vector of seat values
+        if isinstance(bank, StartBanks):  # read from the turn starts
+            if bank.win_value != self.win_value:
+                raise ValueError("a StartBanks' win_value must be its kernel's")
+            seats: tuple[int, ...] = bank.starts.shape[2:] if bank.per_seat else ()
+            banks = (_plain(bank.code, np.int64), _plain(bank.mover, np.int64),
+                     _plain(bank.starts[:, :, None, :], float), np.zeros((1, 1, 1)), _plain(bank.others, np.int64),
+                     True)
+        else:
+            seats = bank.a.shape[3:]  # () for the mover's value alone, (J,) for a vector of seat values
+            layers = bank.a.shape[1]
+            banks = (np.arange(layers, dtype=np.int64).reshape(1, layers, 1), np.zeros(len(scores), dtype=np.int64),
+                     _plain(bank.a if seats else bank.a[..., None], float), _plain(bank.b, float),
+                     np.arange(len(scores), dtype=np.int64), False)
         j = seats[0] if seats else 1
         caps = _plain(caps, np.int64)
         tmax = int(caps[index].max()) if p else 0
@@ -378,8 +433,6 @@ class TurnKernel:
         begin = np.empty((p, j + 1))  # the turn start's stored seats' A, then B
         table = np.empty((p if keep_table else 0, size, j + 1))  # rows first: every state's columns
         l0 = _plain(l0, float)
-        bank_a = _plain(bank.a if seats else bank.a[..., None], float)
-        bank_b = _plain(bank.b, float)
         terminal = None
         if self.exact:
             term = np.zeros((2, 1, 1, 1))
@@ -391,9 +444,10 @@ class TurnKernel:
             else:
                 terminal = self._terminal_args(ta, tb, l0)
         g, c = self.graph, self.graph.columns
-        args = (index, table, begin, _plain(scores, np.int64), caps, bank_a, bank_b, l0, term[0],
+        args = (index, table, begin, _plain(scores, np.int64), caps, *banks, l0, term[0],
                 term[1], tpad, self.exact, self.period, TIE if seats else 0.0,  # seat values: see "Ties"
-                float(self.win_value), self._base, g.keep_win, c.start, c.ptr, c.cls, c.prob, c.bust, *self._announce)
+                float(self.win_value), self._base, g.keep_win, c.start, c.ptr, c.cls, c.prob, c.bust, *self._announce,
+                d)
 
         def rows_pass(blocks: np.ndarray) -> None:
             if terminal is not None:

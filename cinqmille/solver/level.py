@@ -51,7 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .kernel import BankTable, Pair, TurnKernel
+from .kernel import BankTable, Pair, StartBanks, TurnKernel
 from .seats import every_seat, pass_dice, rotate
 from .settle import Settled, settle_cycle
 
@@ -77,7 +77,7 @@ class LevelTurns:
 
     a: np.ndarray  # (P,) the mover's banked score, units
     caps: np.ndarray  # (P,) first turn total from which a row's states are terminal
-    bank: BankTable  # bank values at every (row, t, m)
+    bank: BankTable | StartBanks  # bank values at every (row, t, m), or read from the turn starts
     succ: np.ndarray  # (P,) the row a scoreless turn leads to, -1 when it leaves the level
     outside: np.ndarray  # (P, k) the bust vector of rows whose scoreless turn leaves the level
     guess: np.ndarray  # (P, k) a starting estimate of the turn-start values

@@ -166,9 +166,11 @@ def solve_players(rules: Rules, players: int = 3, tol: float = 1e-12, progress: 
     worst = 0.0
     chasing: list[np.ndarray] = []
     cycles: list[tuple[np.ndarray, Settled]] = []
+    top = int(grid.cap(grid.scores).max())
+    codes = grid.bank_codes(np.arange(g), top)  # every bank of every score, read with the turn starts (`StartBanks`)
     for i, (_, level) in enumerate(todo):
         a, others = level.rows[:, 0], level.rows[:, 1:]
-        turns = LevelTurns(a, level.caps, grid.seat_bank_table(a, others, int(level.caps.max()), w), level.succ,
+        turns = LevelTurns(a, level.caps, grid.start_banks(a, others, top, w, codes=codes), level.succ,
                            np.zeros((len(a), players - 1)), _guess(grid, level.rows, w)[:, : players - 1])
         solved = solve_level(kernel, turns, tol)
         w[tuple(level.rows.T)] = solved.values

@@ -68,7 +68,7 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from .kernel import BankTable, TurnKernel
+from .kernel import TurnKernel, bank_rows
 from .seats import every_seat, pass_dice
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ class _Cycle:
         """The kernel's (A, B) for the cycle's rows `who` (local, ascending) at the mover's bust values `l0`."""
         lv, idx = self.level, self.rows[who]
         term = None if lv.term_bank is None else (lv.term_bank[0][idx], lv.term_bank[1][idx])
-        a, b, _, _ = self.kernel.run(lv.a[idx], lv.caps[idx], BankTable(lv.bank.a[idx], lv.bank.b[idx]),
+        a, b, _, _ = self.kernel.run(lv.a[idx], lv.caps[idx], bank_rows(lv.bank, idx),
                                      np.asarray(l0, dtype=float), term_bank=term)
         return a.reshape(len(idx), self.k), b
 
@@ -127,7 +127,7 @@ class _Cycle:
         """The kernel's full (A, B) tables of row `i` at the mover's bust value `l0`: (Tpad, D, k), (Tpad, D)."""
         lv, idx = self.level, self.rows[i : i + 1]
         term = None if lv.term_bank is None else (lv.term_bank[0][idx], lv.term_bank[1][idx])
-        _, _, ta, tb = self.kernel.run(lv.a[idx], lv.caps[idx], BankTable(lv.bank.a[idx], lv.bank.b[idx]),
+        _, _, ta, tb = self.kernel.run(lv.a[idx], lv.caps[idx], bank_rows(lv.bank, idx),
                                        np.array([l0]), keep_table=True, term_bank=term)
         return ta[0].reshape(ta.shape[1], ta.shape[2], self.k), tb[0]
 
@@ -287,11 +287,12 @@ def _pivots(cycle: _Cycle, i: int, kink: Kink) -> tuple[tuple[int, int], ...]:
     x, a_b, b_b, a_r, b_r = kink
     lv, idx = cycle.level, int(cycle.rows[i])
     cap = int(lv.caps[idx])
-    bank_a, bank_b = lv.bank.a[idx, : cap + 1].reshape(cap + 1, -1, cycle.k), lv.bank.b[idx, : cap + 1]
+    laid = bank_rows(lv.bank, np.array([idx]))
+    bank_a, bank_b = laid.a[0, : cap + 1].reshape(cap + 1, -1, cycle.k), laid.b[0, : cap + 1]
     banks = []
     for l0, want in ((x - 1e-8, (a_b, b_b)), (x + 1e-8, (a_r, b_r))):
         ta, tb = cycle.tables(i, l0)
-        start = lv.bank.a.shape[2] - 1  # (0 points, D dice)
+        start = laid.a.shape[2] - 1  # (0 points, D dice)
         if not (np.array_equal(ta[0, start], want[0]) and tb[0, start] == want[1]):
             return ()
         banks.append(np.isfinite(bank_a[..., 0]) & (ta[: cap + 1] == bank_a).all(axis=-1) & (tb[: cap + 1] == bank_b))

@@ -23,7 +23,7 @@ import numpy as np
 from ..rules import Rules
 from ..rules.bank import UNIT
 from .grid import ScoreGrid
-from .kernel import NEG, BankTable, TurnKernel
+from .kernel import NEG, BankTable, StartBanks, TurnKernel
 from .last_turn import LastTurn
 from .seats import passed
 
@@ -62,6 +62,7 @@ class GameModel:
         g, d = self.grid.goal, rules.dice
         #: offers[s][x, y, t, m-1]: value to a mover of seat s (scores x, y) offered t points and m dice
         self.offers = np.full((self.seats, g, g, g, d), np.nan) if self.take_over else None
+        self._codes: np.ndarray | None = None  # `ScoreGrid.bank_codes` of every score, made on first use
 
     def bank_next(self, seat: np.ndarray) -> np.ndarray:
         """The kind of the next turn start after a scored bank: the other seat, or the counters (his, 0)."""
@@ -118,6 +119,19 @@ class GameModel:
                                          goal_value=self._goal_value(int(s)))
             out_a[sel], out_b[sel] = table.a, table.b
         return BankTable(out_a, out_b)
+
+    def level_bank(self, seat: np.ndarray, a: np.ndarray, b: np.ndarray, tmax: int,
+                   w: np.ndarray) -> BankTable | StartBanks:
+        """The banks of a level's rows for its solve: `bank`'s values, read from the turn starts `w` as the pass goes
+        (`StartBanks`) where a bank's value is the next turn start's alone (no take-over offer, no last round)."""
+        if self.offers is not None or self.last is not None:
+            return self.bank(seat, a, b, tmax, w)
+        g = self.grid.goal
+        if self._codes is None or self._codes.shape[1] <= tmax:
+            self._codes = self.grid.bank_codes(np.arange(g), max(tmax, int(self.grid.cap(self.grid.scores).max())))
+        opp = self.bank_next(np.asarray(seat))
+        return StartBanks(self._codes, w.reshape(self.seats * g, g, 1), np.asarray(a, dtype=np.int64),
+                          np.asarray(opp * g + b, dtype=np.int64), self.kernel.win_value, per_seat=False)
 
     def terminal_bank(self, seat: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """(A, B) of banking past the cap per row, or None when every such bank simply wins."""

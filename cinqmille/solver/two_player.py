@@ -201,7 +201,7 @@ def level_turns(model: GameModel, seat: np.ndarray, a: np.ndarray, b: np.ndarray
     for k in np.unique(seat):
         sel = seat == k
         guess[sel] = _guess(model.grid, w[int(k)], a[sel], b[sel])
-    return LevelTurns(a, caps, model.bank(seat, a, b, int(caps.max()), w), succ, outside[:, None], guess[:, None],
+    return LevelTurns(a, caps, model.level_bank(seat, a, b, int(caps.max()), w), succ, outside[:, None], guess[:, None],
                       model.terminal_bank(seat, a, b))
 
 
