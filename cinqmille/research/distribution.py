@@ -25,6 +25,7 @@ chains.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +35,7 @@ from ..errors import CinqmilleError
 from ..position import Position, PositionError
 from ..rules import Rules
 from ..rules.bank import UNIT
-from ..solver.policy import TurnPoints, TurnRows, turn_distribution
+from ..solver.policy import TurnPlay, TurnPoints, TurnRows, start_outcomes, turn_distribution
 
 if TYPE_CHECKING:
     from ..solver import SolveResult
@@ -159,46 +160,165 @@ def _follow(moves: list[tuple[np.ndarray, np.ndarray]], index: np.ndarray, end: 
     return out + [float(mass.sum())]
 
 
-def game_length(result: "SolveResult", me: int = 0, opp: int = 0, tail: float = TAIL) -> TurnCount:
-    """Turns a two-player game lasts from (me, opp), the player with `me` to move, both playing the `win` policy."""
+def check_chain(result: "SolveResult") -> None:
+    """Raise unless the game is a chain over score pairs: two players, no last round, take-over or counted
+    scoreless turns (the game's length and the exact evaluation of a policy need it)."""
     from ..solver.turns import counted
 
     rules = result.rules
     if result.players != 2 or result.seats != 1 or counted(rules) or rules.take_over:
-        raise CinqmilleError(f"the game's length is computed for two players without last_round, take_over or "
-                             f"a counted zero_turns; '{rules.name}' has one of them")
+        raise CinqmilleError(f"the game as a chain over score pairs needs two players without last_round, take_over "
+                             f"or a counted zero_turns; '{rules.name}' has one of them")
+
+
+@dataclass(frozen=True, eq=False)
+class PairTurns:
+    """One player's whole turns from every score pair: ``gains[i, j, g]`` is the chance that the mover with
+    score ``scores[i]`` against ``scores[j]`` adds `g` units (0: a bust or nothing scored; the last slot: the
+    goal or more), ``win[i, j]`` the chance of an instant win (`policy.StartOutcomes`, pair by pair)."""
+
+    gains: np.ndarray  # (S, S, top + 1)
+    win: np.ndarray  # (S, S)
+    lost: float  # the largest chance left out past a turn's horizon
+
+
+def pair_turns(block: TurnPlay, rows: np.ndarray, scores: np.ndarray, top: int) -> PairTurns:
+    """The turns of `block` from every score pair: `rows[i, j]` is its row for the mover at ``scores[i]``
+    against ``scores[j]`` (one forward pass over the distinct rows, `policy.start_outcomes`)."""
+    s = len(scores)
+    ia = np.repeat(np.arange(s), s)
+    uniq, inverse = np.unique(np.stack([np.asarray(rows).reshape(-1), scores[ia]]), axis=1, return_inverse=True)
+    out = start_outcomes(block, uniq[0], uniq[1], top)
+    inverse = inverse.reshape(-1)
+    return PairTurns(out.gains[inverse].reshape(s, s, top + 1), out.win[inverse].reshape(s, s),
+                     float(out.lost.max(initial=0.0)))
+
+
+_PAIR_TURNS: "weakref.WeakKeyDictionary[Any, PairTurns]" = weakref.WeakKeyDictionary()
+
+
+def optimal_turns(result: "SolveResult") -> PairTurns:
+    """The solved policy's turns from every score pair (cached on the result's policy table)."""
+    policy = result.policy
+    found = _PAIR_TURNS.get(policy)
+    if found is None:
+        scores = policy.scores
+        s = len(scores)
+        ia, ib = np.divmod(np.arange(s * s), s)
+        rows = np.asarray(policy.row(scores[ia], scores[ib]), dtype=np.int64).reshape(s, s)
+        found = pair_turns(policy.complete(), rows, scores, result.rules.goal // UNIT)
+        _PAIR_TURNS[policy] = found
+    return found
+
+
+@dataclass(frozen=True, eq=False)
+class GameChain:
+    """The two-player game as a chain over score pairs: a state is (who moves, his score, the other's).
+
+    `turns[k]` are the turns of the `k`-th kind of player; after a turn of
+    kind ``k`` the other player, of kind ``(k + 1) % K``, moves. With one kind
+    both play the same policy (the solved game); with two, a policy against
+    another. A turn that adds ``g > 0`` raises the mover's score, a turn that
+    adds nothing passes the dice at the same scores, a bank that reaches the
+    goal or an instant win ends the game (`BankRules.reaches`).
+    """
+
+    rules: Rules
+    scores: np.ndarray  # (S,) units
+    index: np.ndarray  # score units -> position in `scores` (-1: no such score)
+    turns: tuple[PairTurns, ...]
+    after: np.ndarray  # (S, top + 1) position of the mover's new score after adding g units; S: the game ends
+
+    @classmethod
+    def of(cls, rules: Rules, scores: np.ndarray, turns: tuple[PairTurns, ...]) -> "GameChain":
+        from ..rules import BankRules
+
+        goal = rules.goal // UNIT
+        index = np.full(goal + 1, -1, dtype=np.int64)
+        index[scores] = np.arange(len(scores))
+        new = scores[:, None] + np.arange(goal + 1)[None, :]
+        ends = BankRules.of(rules).reaches(new) | (new > goal)
+        after = np.where(ends, len(scores), index[np.minimum(new, goal)])
+        for k, turn in enumerate(turns):
+            bad = (turn.gains > 0) & (after[:, None, :] < 0)
+            if bad.any():
+                i, _, g = (int(x[0]) for x in np.nonzero(bad))
+                raise CinqmilleError(f"a turn from {scores[i] * UNIT} adds {g * UNIT} points to a score that "
+                                     f"cannot occur")
+        return cls(rules, scores, index, turns, after)
+
+    def win_chances(self) -> np.ndarray:
+        """``V[k, i, j]``: the chance that the mover of kind `k`, at ``scores[i]`` against ``scores[j]``, wins.
+
+        Exact, level by level in decreasing sum of the scores (a turn that
+        scores moves to a later level): ``V[k, i, j] = win + sum_{g > 0}
+        gains[g] (1 - V[k', j, i + g]) + gains[0] (1 - V[k', j, i])``, with ``1
+        - V = 1`` where the mover reaches the goal. The last term links the
+        state with its partner ``(k', j, i)`` in the same level, a 2-cycle
+        solved in closed form: ``x = c + p (1 - y)``, ``y = c' + q (1 - x)``
+        give ``x = (c + p (1 - c' - q)) / (1 - p q)``.
+        """
+        scores, after = self.scores, self.after
+        s, kinds = len(scores), len(self.turns)
+        v = np.zeros((kinds, s, s + 1))  # column s: the other has reached the goal, the mover has lost
+        c = np.zeros((kinds, s, s))
+        total = scores[:, None] + scores[None, :]
+        order = np.argsort(-total, axis=None, kind="stable")
+        levels = np.unique(total.reshape(-1)[order], return_index=True)[1]
+        bounds = np.sort(np.append(levels, s * s))
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            i, j = np.divmod(order[lo:hi], s)
+            for k, turn in enumerate(self.turns):
+                other = v[(k + 1) % kinds, j[:, None], after[i, 1:]]  # (n, top): the other to move after g > 0
+                c[k, i, j] = turn.win[i, j] + (turn.gains[i, j, 1:] * (1.0 - other)).sum(axis=1)
+            for k, turn in enumerate(self.turns):
+                k2 = (k + 1) % kinds
+                p, q = turn.gains[i, j, 0], self.turns[k2].gains[j, i, 0]
+                v[k, i, j] = (c[k, i, j] + p * (1.0 - c[k2, j, i] - q)) / (1.0 - p * q)
+        return v[:, :, :s]
+
+    def follow(self, start: tuple[int, int], tail: float = TAIL) -> tuple[list[float], float, float]:
+        """The chance that the game from `start` (positions of the mover's and the other's scores, kind 0 to
+        move) ends at each turn, the chance left after the last one, and the chance that the first mover wins."""
+        s, kinds = len(self.scores), len(self.turns)
+        end = kinds * s * s
+        edges = []
+        for k, turn in enumerate(self.turns):
+            k2 = (k + 1) % kinds
+            ia, ib, g = np.nonzero(turn.gains > 0)
+            nxt = np.where(self.after[ia, g] == s, end, (k2 * s + ib) * s + self.after[ia, g])
+            win_i, win_j = np.nonzero(turn.win > 0)
+            edges.append((np.concatenate([(k * s + ia) * s + ib, (k * s + win_i) * s + win_j]),
+                          np.concatenate([nxt, np.full(len(win_i), end)]),
+                          np.concatenate([turn.gains[ia, ib, g], turn.win[win_i, win_j]])))
+        src, dst, prob = (np.concatenate([e[n] for e in edges]) for n in range(3))
+        mass = np.zeros(end + 1)
+        mass[start[0] * s + start[1]] = 1.0
+        chances, first = [], 0.0
+        for n in range(MAX_TURNS):
+            new_mass = np.asarray(np.bincount(dst, weights=mass[src] * prob, minlength=end + 1), dtype=float)
+            chances.append(float(new_mass[-1]))
+            if n % 2 == 0:
+                first += new_mass[-1]
+            new_mass[-1] = 0.0
+            mass = new_mass
+            if mass.sum() < tail:
+                break
+        return chances, float(mass.sum()), float(first)
+
+
+def game_length(result: "SolveResult", me: int = 0, opp: int = 0, tail: float = TAIL) -> TurnCount:
+    """Turns a two-player game lasts from (me, opp), the player with `me` to move, both playing the `win` policy."""
+    check_chain(result)
+    rules = result.rules
     Position(me, opp).validate(rules)
     policy = result.policy
-    scores = policy.scores
-    s, goal = len(scores), rules.goal // UNIT
-    ia, ib = np.divmod(np.arange(s * s), s)
-    rows = np.asarray(policy.row(scores[ia], scores[ib]), dtype=np.int64)
-    moves = _moves(policy, rows, scores[ia], rules)  # the mover's new score after his turn
-    src, dst, prob = [], [], []
-    for k, (new, p) in enumerate(moves):
-        ends = new >= goal
-        nxt = np.where(ends, s * s, ib[k] * s + policy.index[np.minimum(new, goal - 1)])  # the other moves next
-        src.append(np.full(len(new), k))
-        dst.append(nxt)
-        prob.append(p)
-    src_a, dst_a, prob_a = np.concatenate(src), np.concatenate(dst), np.concatenate(prob)
-    mass = np.zeros(s * s + 1)
-    mass[int(policy.index[me // UNIT]) * s + int(policy.index[opp // UNIT])] = 1.0
-    chances, first = [], 0.0
-    for n in range(MAX_TURNS):
-        new_mass = np.asarray(np.bincount(dst_a, weights=mass[src_a] * prob_a, minlength=s * s + 1), dtype=float)
-        chances.append(float(new_mass[-1]))
-        if n % 2 == 0:
-            first += new_mass[-1]
-        new_mass[-1] = 0.0
-        mass = new_mass
-        if mass.sum() < tail:
-            break
-    left = float(mass.sum())
+    chain = GameChain.of(rules, policy.scores, (optimal_turns(result),))
+    chances, left, first = chain.follow((int(policy.index[me // UNIT]), int(policy.index[opp // UNIT])), tail)
     mean = float(np.arange(1, len(chances) + 1) @ np.array(chances))
     return TurnCount(f"turns of a two-player game from {me} against {opp} (a round is two turns), both playing "
-                     "the win policy", "exact Markov chain over the score pairs, each turn's points from the backward "
-                     "pass of the turn under the win policy; the mean over the turns shown",
+                     "the win policy", "exact Markov chain over the score pairs, each turn's points from the "
+                     "forward pass of the turn under the win policy; the mean over the turns shown",
                      tuple(chances), left, mean, float(first))
 
 

@@ -82,7 +82,7 @@ import threading
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Self
+from typing import Any, Protocol, Self
 
 import numpy as np
 
@@ -843,9 +843,29 @@ def bank_gain(rules: Rules, a: int, t: Any) -> np.ndarray:
     return np.where(kind == SCORED, (new - a) * UNIT, 0).astype(float)
 
 
-def _chosen(block: TurnRows, r: int, classes: KeepGraph | Prediction, t: np.ndarray, doubled: bool) -> np.ndarray:
-    """(len(t), K) mask of the policy's keep in each roll class from turn units `t`: the first best in keep order."""
-    rows = np.full(len(t), r)
+class TurnPlay(Protocol):
+    """What the turn passes (`_backward`, `start_outcomes`) read of a policy: its rows' caps, its move in each
+    state and the ranking of the keeps of a roll (the first best in `keep_key` order is taken).
+
+    `TurnRows` (the solved policy and every block of rows) is one; a rule of
+    thumb written as a block of rows (`research.card`) is another, so that the
+    same passes give the outcome of a turn under any table of decisions.
+    """
+
+    rules: Rules
+    dice: int
+    exact: bool
+    cap: np.ndarray
+
+    def move(self, r: Any, t: Any, m: Any) -> np.ndarray: ...
+
+    def keep_values(self, r: Any, t: Any, units: Any, left: Any, win: Any, doubled: Any = False) -> np.ndarray: ...
+
+
+def _chosen(block: TurnPlay, r: Any, classes: KeepGraph | Prediction, t: np.ndarray, doubled: bool) -> np.ndarray:
+    """(len(t), K) mask of the policy's keep in each roll class from turn units `t` (of row `r`, or of rows `r`,
+    one per entry of `t`): the first best in keep order."""
+    rows = np.broadcast_to(np.asarray(r), t.shape)
     values = block.keep_values(rows, t, classes.keep_units, classes.keep_next, classes.keep_win, doubled)
     key = keep_key(classes.keep_units, classes.keep_next, classes.keep_win)
     top = np.maximum.reduceat(values, classes.class_start, axis=-1)[:, classes.keep_class]
@@ -893,7 +913,7 @@ class _Ends:
     beyond: Any  # turn units (n,) past the pass's last layer -> (n, D, W): what those states are worth
 
 
-def _backward(block: TurnRows, r: int, last: int, ends: _Ends) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def _backward(block: TurnPlay, r: int, last: int, ends: _Ends) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """The turn of row `r` under the policy, backward over layers ``last .. 0``: per state a vector (`ends`).
 
     ``X(t, m)`` is, by the policy's move (`TurnRows.move`): a bank,
@@ -1069,7 +1089,7 @@ class TurnDistribution:
                           failed, lost, self.rules.goal)
 
 
-def turn_distribution(block: TurnRows, r: int, a: int, upto: int | None = None,
+def turn_distribution(block: TurnPlay, r: int, a: int, upto: int | None = None,
                       tol: float = TRUNCATION, gain: Any = None) -> TurnDistribution:
     """The exact distribution of the outcome of row `r`'s turn (banked `a` units) under the table's decisions.
 
@@ -1107,3 +1127,112 @@ def turn_distribution(block: TurnRows, r: int, a: int, upto: int | None = None,
         if exact or lost < tol or ext > HORIZON * (rules.goal // UNIT) + graph.max_units:
             return TurnDistribution(rules, int(a), last, state)
         ext *= 2
+
+
+# -- whole turns of many rows at once, from their start ------------------------------------------
+#: Rows of one forward pass (`start_outcomes`): its buffer holds rows x layers x dice chances.
+START_CHUNK = 2048
+
+
+@dataclass(frozen=True, eq=False)
+class StartOutcomes:
+    """The outcome of whole turns played by a policy from their start (nothing set aside, every die in hand),
+    one row each: exact chances (a `TurnPoints` of the turn start, row by row, with the points banked as units).
+
+    ``gains[i, g]`` is the chance that row i's turn adds `g` units to the
+    mover's score (``g = 0``: a bust, an overshoot, a wrong announcement or a
+    bank that scores nothing; the last slot: `top` units or more); `win` the
+    chance of an instant win; `bust` of a failed roll; `lost` the chance left
+    out past the horizon (below `TRUNCATION`, as in `turn_distribution`).
+    """
+
+    gains: np.ndarray  # (R, top + 1)
+    win: np.ndarray  # (R,)
+    bust: np.ndarray  # (R,)
+    lost: np.ndarray  # (R,)
+
+
+def start_outcomes(block: TurnPlay, rows: Any, a: Any, top: int, tol: float = TRUNCATION) -> StartOutcomes:
+    """The outcome of the turns of `rows` (banked `a`, units) from their start under the block's decisions.
+
+    The chances of `turn_distribution(block, r, a).at(0, D)`, for many rows at
+    once: the same decisions (`TurnPlay.move`, the keep of each roll class by
+    `_chosen`), the chance of each state carried forward, layer by layer in
+    increasing turn points (every keep lands on a later layer), instead of the
+    outcome of each state carried backward. A bank adds `bank_gain`; under
+    ``exact`` a keep past the row's cap is an overshoot (a failed roll); under
+    ``reach`` the horizon is doubled until the chance left past it is below
+    `tol` for every row (or it passes `HORIZON` goals).
+    """
+    rows, a = np.broadcast_arrays(np.asarray(rows, dtype=np.int64), np.asarray(a, dtype=np.int64))
+    parts = [_start_chunk(block, rows[i:i + START_CHUNK], a[i:i + START_CHUNK], top, tol)
+             for i in range(0, len(rows), START_CHUNK)]
+    if not parts:
+        return StartOutcomes(np.zeros((0, top + 1)), np.zeros(0), np.zeros(0), np.zeros(0))
+    return StartOutcomes(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("gains", "win", "bust", "lost")))
+
+
+def _start_chunk(block: TurnPlay, rows: np.ndarray, a: np.ndarray, top: int, tol: float) -> StartOutcomes:
+    rules = block.rules
+    graph, pred = _classes(rules)
+    d, n = rules.dice, len(rows)
+    br = BankRules.of(rules)
+    cap = block.cap[rows]
+    reach_units = int(graph.max_units) if pred is None else 2 * int(max(graph.max_units, pred.keep_units.max()))
+    ext = int(graph.max_units) + 1
+    while True:
+        last = int(cap.max()) + (0 if block.exact else ext)  # the layers computed; past them: overshoot or lost
+        size = last + 1
+        mass = np.zeros((size + 2 * reach_units + 2, n, d))  # layers first; room for a keep past the last layer
+        mass[0, :, d - 1] = 1.0
+        gains, win, bust = np.zeros((n, top + 1)), np.zeros(n), np.zeros(n)
+        for t in range(size):
+            here = mass[t]
+            if block.exact:  # rows past their cap hold overshoots only
+                over = t > cap
+                bust += np.where(over, here.sum(axis=1), 0.0)
+                here = np.where(over[:, None], 0.0, here)
+            if not here.any():
+                continue
+            ts = np.full(n, t)
+            move = block.move(rows[:, None], ts[:, None], np.arange(1, d + 1)[None, :])
+            kind, new, _ = br.outcome(a, ts)
+            gain = np.minimum(np.where(kind == SCORED, new - a, 0), top)
+            banked = np.where(move == 0, here, 0.0).sum(axis=1)
+            np.add.at(gains, (np.arange(n), gain), banked)
+            plain = np.where(move == 1, here, 0.0)  # (n, D) by dice in hand
+            _forward(block, rows, graph, ts, plain, False, mass, win, bust)
+            if pred is not None:
+                announce = np.stack([np.where(move[:, 1] == 2 + j, here[:, 1], 0.0)
+                                     for j in range(len(pred.choices))], axis=1)
+                _forward(block, rows, pred, ts, announce, True, mass, win, bust)
+        lost = mass[size:].sum(axis=(0, 2))
+        if block.exact:
+            bust, lost = bust + lost, np.zeros(n)
+        if block.exact or lost.max() < tol or ext > HORIZON * (rules.goal // UNIT) + graph.max_units:
+            gains[:, 0] += bust
+            return StartOutcomes(gains, win, bust, lost)
+        ext *= 2
+
+
+def _forward(block: TurnPlay, rows: np.ndarray, classes: KeepGraph | Prediction, ts: np.ndarray,
+             weight: np.ndarray, doubled: bool, mass: np.ndarray, win: np.ndarray, bust: np.ndarray) -> None:
+    """Carry the chance `weight` (n, columns: dice rolled, or announcements) of rolling from layer ``ts`` to
+    the layers of the policy's keeps (`_chosen`), an instant win or a failed roll; in place."""
+    if not weight.any():
+        return
+    n, d = len(rows), block.dice
+    amount = weight @ classes.class_prob.T  # (n, C)
+    bust += weight @ classes.bust_prob
+    pick = _pick(classes, _chosen(block, rows, classes, ts, doubled))  # (n, C)
+    won = classes.keep_win[pick]
+    win += np.where(won, amount, 0.0).sum(axis=1)
+    t2 = (2 * (ts[:, None] + classes.keep_units[pick]) if doubled else ts[:, None] + classes.keep_units[pick])
+    t2 = np.minimum(t2, len(mass) - 1)[~won]  # the last layer gathers what passes the horizon
+    if not len(t2):
+        return
+    lo, hi = int(t2.min()), int(t2.max())
+    cell = ((t2 - lo) * n + np.broadcast_to(np.arange(n)[:, None], won.shape)[~won]) * d \
+        + classes.keep_next[pick][~won] - 1
+    window = mass[lo:hi + 1].reshape(-1)  # a view: the layers are contiguous
+    window += np.bincount(cell, weights=amount[~won], minlength=window.size)
