@@ -31,7 +31,7 @@ RULESETS = {
 }
 #: A chance computed two exact ways agrees to this.
 EXACT_TOL = 1e-9
-SOME_CARD = Card((200, 150, 200, 250, 300), gap=100, behind=50, ahead=50, keep="few", die=50)
+SOME_CARD = Card((200, 150, 200, 250, 300), gap=100, behind=50, ahead=50, keep="few", die=50, near=150, chase=100)
 
 
 def _rules(name: str):  # type: ignore[no-untyped-def]
@@ -66,7 +66,7 @@ def test_forward_pass_is_the_backward_distribution(name: str) -> None:
     for block, rows, a in [(policy, np.array([policy.row(int(x), int(y)) for x, y in [(0, 0), (scores[-1], 0),
                                                                                        (scores[1], scores[-1])]]),
                             np.array([0, scores[-1], scores[1]])),
-                           (card, np.arange(0, 3 * len(scores), 4), np.repeat(scores, 3)[::4])]:
+                           (card, np.arange(0, 6 * len(scores), 4), np.repeat(scores, 6)[::4])]:
         out = start_outcomes(block, rows, a, top)
         for k, (r, s) in enumerate(zip(rows, a)):
             dist = turn_distribution(block, int(r), int(s)).at(0, rules.dice)
@@ -109,8 +109,8 @@ def test_a_card_never_banks_what_the_rules_forbid() -> None:
     for m in range(1, 6):
         moves = block.move(np.zeros((13, 1), dtype=int), t, m)[:, 0]  # row 0: not opened, gap bucket 0
         assert (moves[t[:, 0] * 50 < 150] == 1).all() and (moves[t[:, 0] * 50 >= 150] == 0).all()
-    # row 3: banked 400 (the final stretch from 400): only a turn that reaches the goal (200) is banked
-    moves = block.move(np.full((13, 1), 3), t, 2)[:, 0]
+    # row 6: banked 400 (the final stretch from 400): only a turn that reaches the goal (200) is banked
+    moves = block.move(np.full((13, 1), 6), t, 2)[:, 0]
     assert (moves[:4] == 1).all() and (moves[4:] == 0).all()
 
 
@@ -122,7 +122,7 @@ def test_statement_is_written_from_the_parameters() -> None:
     for m, v in enumerate(SOME_CARD.lines, 1):
         assert f"{v} with {m}" in text
     assert "add 50 when behind by more than 100" in text and "take off 50 when ahead by more than 100" in text
-    assert "plus 50 per die" in text
+    assert "plus 50 per die" in text and "needs 150 or less to win, add 100" in text
     assert SOME_CARD.statement(rules) != Card((200,) * 5).statement(rules)
     report = card_report(rules, SOME_CARD)
     assert report.as_dict()["statement"] == report.card.statement(rules)

@@ -25,10 +25,14 @@ from .common import emit_json, friendly_errors, json_option, resolve_rules, rule
               help="With --lines: added to every line when behind by more than --gap.")
 @click.option("--ahead", "ahead", default=0, show_default=True, metavar="POINTS",
               help="With --lines: taken from every line when ahead by more than --gap.")
+@click.option("--near", "near", default=0, show_default=True, metavar="POINTS",
+              help="With --lines: the end game starts when the opponent needs this many points or fewer ...")
+@click.option("--chase", "chase", default=0, show_default=True, metavar="POINTS",
+              help="With --lines: ... and then every line goes up by this much.")
 @json_option
 @friendly_errors
 def command(rules_spec: str, output: Path | None, lines: str | None, keep: str, die: int, gap: int, behind: int,
-            ahead: int, as_json: bool) -> None:
+            ahead: int, near: int, chase: int, as_json: bool) -> None:
     """The best strategy card of a family of rules of thumb, found by its exact chance against the optimal
     player (two players, both seats), and what it and the best fixed threshold cost."""
     from ..parsing import whole
@@ -41,7 +45,7 @@ def command(rules_spec: str, output: Path | None, lines: str | None, keep: str, 
         check_plot_target(output)
     card = None
     if lines is not None:
-        card = Card(tuple(whole(x.strip(), "--lines") for x in lines.split(",")), gap, behind, ahead, keep, die)
+        card = Card(tuple(whole(x.strip(), "--lines") for x in lines.split(",")), gap, behind, ahead, keep, die, near, chase)
     report = card_report(rules, card)
     if output is not None:
         from ..research.plots import plot_card

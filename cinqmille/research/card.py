@@ -63,6 +63,8 @@ class Card:
     ahead: int = 0  # taken from every line when ahead by more than `gap`
     keep: str = "most"  # "most": the most points; "few": points + `die` per die left in hand
     die: int = 0  # what a die left in hand is worth when choosing what to set aside ("few")
+    near: int = 0  # the end game: when the opponent needs this many points or fewer to win ...
+    chase: int = 0  # ... every line goes up by this much (0: no end-game rule)
     name: str = field(default="card", compare=False)
 
     @classmethod
@@ -76,7 +78,8 @@ class Card:
             raise CinqmilleError(f"a card needs one bank line per number of dice in hand ({rules.dice}), "
                                  f"got {len(self.lines)}")
         for what, x in [("line", v) for v in self.lines] + [("gap", self.gap), ("behind", self.behind),
-                                                            ("ahead", self.ahead), ("die", self.die)]:
+                                                            ("ahead", self.ahead), ("die", self.die),
+                                                            ("near", self.near), ("chase", self.chase)]:
             if x < 0 or x % UNIT:
                 raise CinqmilleError(f"a card's {what} must be a non-negative multiple of {UNIT}, got {x}")
         if self.keep not in KEEPS:
@@ -84,14 +87,17 @@ class Card:
         return self
 
     @property
-    def shifts(self) -> tuple[int, int, int]:
-        """How much the lines move (points): level, behind by more than `gap`, ahead by more than `gap`."""
-        return (0, self.behind, -self.ahead)
+    def shifts(self) -> tuple[int, ...]:
+        """How much the lines move (points), by bucket: level, behind by more than `gap`, ahead by more than
+        `gap`; the same three again with the end-game rise `chase` (the opponent within `near` of the goal)."""
+        return tuple(g + end * self.chase for end in (0, 1) for g in (0, self.behind, -self.ahead))
 
-    def bucket(self, a: Any, b: Any) -> np.ndarray:
-        """Index into `shifts` of the mover at `a` against `b` (any unit as long as `gap` is in points / unit)."""
+    def bucket(self, a: Any, b: Any, goal: int) -> np.ndarray:
+        """Index into `shifts` of the mover at `a` against `b`, the goal `goal` (units of 50)."""
         diff = np.asarray(a) - np.asarray(b)
-        return np.asarray(np.where(diff < -self.gap_units, 1, np.where(diff > self.gap_units, 2, 0)))
+        gap = np.where(diff < -self.gap_units, 1, np.where(diff > self.gap_units, 2, 0))
+        end = (self.chase > 0) & (goal - np.asarray(b) <= self.near // UNIT)
+        return np.asarray(gap + 3 * end)
 
     @property
     def gap_units(self) -> int:
@@ -111,6 +117,8 @@ class Card:
             if self.ahead:
                 moves.append(f"take off {self.ahead} when ahead by more than {self.gap}")
             out.append("Move every line: " + "; ".join(moves) + ".")
+        if self.chase:
+            out.append(f"When the opponent needs {self.near} or less to win, add {self.chase} to every line.")
         if self.keep == "most":
             out.append("Set aside the most points each roll.")
         else:
@@ -127,26 +135,28 @@ class Card:
     def as_dict(self) -> dict[str, Any]:
         """The parameters as JSON."""
         return {"name": self.name, "lines": {str(m): v for m, v in enumerate(self.lines, 1)}, "gap": self.gap,
-                "behind": self.behind, "ahead": self.ahead, "keep": self.keep, "die": self.die}
+                "behind": self.behind, "ahead": self.ahead, "keep": self.keep, "die": self.die, "near": self.near,
+                "chase": self.chase}
 
 
 class CardRows:
-    """A card's decisions as a block of rows (a `TurnPlay`): row ``3 i + k`` is the mover at ``scores[i]`` in
-    gap bucket `k` (`Card.shifts`)."""
+    """A card's decisions as a block of rows (a `TurnPlay`): row ``B i + k`` is the mover at ``scores[i]`` in
+    bucket `k` of the B buckets of `Card.shifts`."""
 
     def __init__(self, rules: Rules, card: Card, scores: np.ndarray, caps: np.ndarray):
         self.rules, self.card = rules, card.check(rules)
         self.dice = rules.dice
         self.exact = rules.end == "exact"
         self.banking = BankRules.of(rules)
-        self.a = np.repeat(np.asarray(scores, dtype=np.int64), 3)
+        self.buckets = len(card.shifts)
+        self.a = np.repeat(np.asarray(scores, dtype=np.int64), self.buckets)
         self.shift = np.tile(np.array(card.shifts, dtype=np.int64) // UNIT, len(scores))
-        self.cap = np.repeat(np.asarray(caps, dtype=np.int64), 3)
+        self.cap = np.repeat(np.asarray(caps, dtype=np.int64), self.buckets)
         self.lines = np.array(card.lines, dtype=np.int64) // UNIT
 
     def row(self, i: Any, a: Any, b: Any) -> np.ndarray:
         """The row of the mover at position `i` of the scores, with banked `a` against `b` (units)."""
-        return np.asarray(3 * np.asarray(i) + self.card.bucket(a, b))
+        return np.asarray(self.buckets * np.asarray(i) + self.card.bucket(a, b, self.rules.goal // UNIT))
 
     def move(self, r: Any, t: Any, m: Any) -> np.ndarray:
         """0 bank, 1 roll: bank at the line of the dice in hand (moved by the gap), within the guards."""
@@ -174,6 +184,7 @@ class CardRows:
 
 def card_turns(result: "SolveResult", card: Card) -> PairTurns:
     """The card's turns from every score pair (one forward pass over its distinct rows)."""
+    check_chain(result)
     rules = result.rules
     policy = result.policy
     scores = policy.scores
@@ -290,7 +301,7 @@ def search(result: "SolveResult", start: Card | None = None, rounds: int = 3) ->
     steps = STEPS
     for _ in range(rounds):
         moved = False
-        for what in [f"line{m}" for m in range(d)] + ["die", "gap", "behind", "ahead"]:
+        for what in [f"line{m}" for m in range(d)] + ["die", "gap", "behind", "ahead", "near", "chase"]:
             while True:
                 here = score(card)
                 best_next = None
