@@ -8,10 +8,10 @@ written from them, so that the rule a reader follows is the rule evaluated:
 - *the score gap*: behind by more than `gap` points, every line goes up by
   `behind`; ahead by more than `gap`, down by `ahead`;
 - *what to set aside* (`keep`): ``"most"``, the most points (the keep of
-  `threshold:T`); ``"few"``, each way of setting aside is worth its points
-  plus `die` points per die left in hand (a full hand: every die), except
-  that a keep after which the card banks is worth its points alone, above
-  every other: when the card can bank, it sets aside the most points;
+  `threshold:T`); ``"few"``, a full hand first (every die scores: it is
+  the most points and every die back in hand), then the keeps after which the
+  card banks, the most points first, then the others, each worth its points
+  plus `die` points per die left in hand;
 - always: take an instant win, bank a turn that wins, never bank a turn the
   rules forbid (the opening, `min_bank`, a full hand that must be rolled) or
   that scores nothing (`policies.heuristics.guarded_bank`, the guards of the
@@ -117,13 +117,16 @@ class Card:
             if self.ahead:
                 moves.append(f"take off {self.ahead} when ahead by more than {self.gap}")
             out.append("Move every line: " + "; ".join(moves) + ".")
-        if self.chase:
+        if self.chase >= rules.goal:
+            out.append(f"When the opponent needs {self.near} or less to win, bank only a turn that wins.")
+        elif self.chase:
             out.append(f"When the opponent needs {self.near} or less to win, add {self.chase} to every line.")
         if self.keep == "most":
             out.append("Set aside the most points each roll.")
         else:
-            out.append(f"Set aside what gives the most points plus {self.die} per die left to roll (a full hand "
-                       f"counts {d} dice); when you can then bank, set aside the most points and bank.")
+            out.append(f"Set aside every die when they all score (a full hand: roll all {d} again, or bank); else, "
+                       f"if a way of setting aside lets you bank, the most points that do, and bank; else what gives "
+                       f"the most points plus {self.die} per die left to roll.")
         rest = ["Always take an instant win and bank a turn that wins"]
         if rules.opening:
             rest.append(f"before opening, roll on until the turn holds {rules.opening}")
@@ -137,6 +140,10 @@ class Card:
         return {"name": self.name, "lines": {str(m): v for m, v in enumerate(self.lines, 1)}, "gap": self.gap,
                 "behind": self.behind, "ahead": self.ahead, "keep": self.keep, "die": self.die, "near": self.near,
                 "chase": self.chase}
+
+
+#: Where the search starts (the card found for `standard`, its last line repeated for more dice).
+START = Card((150, 250, 550, 850, 2250), gap=1500, behind=150, ahead=50, keep="few", die=100, near=300, chase=5000)
 
 
 class CardRows:
@@ -177,6 +184,7 @@ class CardRows:
         else:
             banks = self.move(np.broadcast_to(r, t2.shape), t2, left2) == 0
             value = np.where(banks, _BANKS + units, units + (self.card.die // UNIT) * left2)
+            value = np.where(left2 == self.dice, 2 * _BANKS + units, value)  # a full hand: every die scored
         over = self.banking.overshoots(np.broadcast_to(self.a[r], t2.shape), t2)
         value = np.where(over, -_BANKS, value)
         return np.asarray(np.where(win, 2 * _BANKS, value))
@@ -296,8 +304,8 @@ def search(result: "SolveResult", start: Card | None = None, rounds: int = 3) ->
             tried[key] = evaluate(result, key)
         return tried[key].chance
 
-    card = start or Card((thr.lines[0],) * d, keep="few", die=100, name="card")
-    card = replace(card, name="card")
+    card = replace(start or START, name="card")
+    card = replace(card, lines=(card.lines + card.lines[-1:] * d)[:d], chase=min(card.chase, rules.goal))
     steps = STEPS
     for _ in range(rounds):
         moved = False
@@ -306,7 +314,7 @@ def search(result: "SolveResult", start: Card | None = None, rounds: int = 3) ->
                 here = score(card)
                 best_next = None
                 for step in steps:
-                    cand = _step(card, what, step)
+                    cand = _step(card, what, step, rules.goal)
                     if cand is not None and score(cand) > here + 1e-12:
                         if best_next is None or score(cand) > score(best_next):
                             best_next = cand
@@ -319,8 +327,9 @@ def search(result: "SolveResult", start: Card | None = None, rounds: int = 3) ->
                       time.perf_counter() - t0)
 
 
-def _step(card: Card, what: str, step: int) -> Card | None:
-    """`card` with one parameter moved by `step` points, or None when that leaves the family."""
+def _step(card: Card, what: str, step: int, goal: int) -> Card | None:
+    """`card` with one parameter moved by `step` points, or None when that leaves the family (a chase past
+    the goal is a chase of the goal: bank only a turn that wins)."""
     if what.startswith("line"):
         m = int(what[4:])
         lines = list(card.lines)
@@ -329,7 +338,7 @@ def _step(card: Card, what: str, step: int) -> Card | None:
             return None
         return replace(card, lines=tuple(lines))
     value = getattr(card, what) + step
-    if value < 0:
+    if value < 0 or (what == "chase" and value > goal):
         return None
     return replace(card, **{what: value})
 
