@@ -323,8 +323,21 @@ def search(result: "SolveResult", start: Card | None = None, rounds: int = 3) ->
                 card, moved = best_next, True
         if not moved:
             break
+    card = _simplify(card, score)
     return CardSearch(rules, card, tried[card], thr, tried[thr], float(result.first_player_win), len(tried),
                       time.perf_counter() - t0)
+
+
+def _simplify(card: Card, score: Any) -> Card:
+    """`card` without the rules that change nothing (a gap never reached, an end game that never starts): each
+    is dropped when the exact chance stays the same to 1e-12, so that the statement says only what matters."""
+    drops: list[dict[str, Any]] = [{"behind": 0, "ahead": 0, "gap": 0}, {"behind": 0}, {"ahead": 0},
+                                   {"near": 0, "chase": 0}]
+    for drop in drops:
+        cand = replace(card, **drop)
+        if cand != card and score(cand) >= score(card) - 1e-12:
+            card = cand
+    return card
 
 
 def _step(card: Card, what: str, step: int, goal: int) -> Card | None:

@@ -98,7 +98,8 @@ def findings(rows: Sequence[RulesetComparison], three: dict[str, Any]) -> list[s
         f"({100 * loss[worst.rules]:.1f} points, T = {worst.best_threshold}) and least under `{best.rules}` "
         f"({100 * loss[best.rules]:.1f} points, T = {best.best_threshold}). The expected-points player, which "
         f"maximises each turn's points, loses only {100 * (base.optimal_vs_expected.rate - 0.5):.1f} points under "
-        f"`{base.rules}`.")
+        f"`{base.rules}`. Evaluated exactly rather than simulated, with a strategy card of a few lines that does "
+        f"better: see \"A strategy card\" below (`cinqmille card`).")
     short = min(rows, key=lambda r: r.mean_turns)
     long_ = max(rows, key=lambda r: r.mean_turns)
     out.append(
@@ -280,14 +281,47 @@ def fair_section(fairs: Sequence[Any]) -> list[str]:
     return out + _table(cells) + [""]
 
 
+CARD_HEADING = "## A strategy card"
+#: How the strategy card section is written alone (`python -m cinqmille.research.page card`).
+CARD_COMMAND = "python -m cinqmille.research.page card docs/variants.md"
+
+
+def card_section(reports: Sequence[Any]) -> list[str]:
+    """The strategy card of each ruleset (`research.card.CardSearch`) and its exact cost, as a Markdown section."""
+    import datetime
+
+    if not reports:
+        return []
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    out = [CARD_HEADING, "",
+           "The best card of `cinqmille card`'s family of rules of thumb and the best fixed threshold, each",
+           "evaluated exactly against the optimal player (two players, half of the games in each seat): the card's",
+           "turns by a forward pass over the turn's states, the optimal player's from the solved table, the game by",
+           "the chain over score pairs solved level by level; no simulation. *cost*: the optimal player's chance",
+           f"against it minus 50 %, in points. Written by `{CARD_COMMAND}` (this section alone), {when}.", ""]
+    cells = [["ruleset", "card's cost", "best threshold", "its cost", "search"]]
+    for r in reports:
+        cells.append([r.rules.name, f"{100 * r.card_eval.cost:.2f}", r.threshold.name,
+                      f"{100 * r.threshold_eval.cost:.2f}", f"{r.tried} rules, {r.seconds:.0f} s"])
+    out += _table(cells) + [""]
+    for r in reports:
+        out += [f"The card of `{r.rules.name}`:", ""] + [f"- {line}" for line in r.card.statement(r.rules)] + [""]
+    return out
+
+
 def write_fair_section(path: Path, fairs: Sequence[Any]) -> Path:
     """Put the fair head starts section in the page at `path` (in place of the old one, else before the
     figures), leaving the rest of the page as it is."""
+    return write_section(path, FAIR_HEADING, fair_section(fairs))
+
+
+def write_section(path: Path, heading: str, section: list[str]) -> Path:
+    """Put `section` (headed `heading`) in the page at `path` (in place of the old one, else before the
+    figures), leaving the rest of the page as it is."""
     path = Path(path)
     lines = path.read_text().splitlines() if path.exists() else []
-    section = fair_section(fairs)
-    if FAIR_HEADING in lines:
-        start = lines.index(FAIR_HEADING)
+    if heading in lines:
+        start = lines.index(heading)
         end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
     else:
         start = end = lines.index("## Figures") if "## Figures" in lines else len(lines)
@@ -386,9 +420,16 @@ def write_page(path: Path, rows: Sequence[RulesetComparison], config: CompareCon
     return path
 
 
-if __name__ == "__main__":  # python -m cinqmille.research.page fair PAGE: the fair head starts section alone
+if __name__ == "__main__":  # python -m cinqmille.research.page fair|card PAGE: one section alone
     import sys
 
-    if len(sys.argv) != 3 or sys.argv[1] != "fair":
-        sys.exit(f"usage: {FAIR_COMMAND}")
-    write_fair_section(Path(sys.argv[2]), fair_presets())
+    if len(sys.argv) < 3 or sys.argv[1] not in ("fair", "card"):
+        sys.exit(f"usage: {FAIR_COMMAND}\n       {CARD_COMMAND} [RULESET ...]")
+    if sys.argv[1] == "fair":
+        write_fair_section(Path(sys.argv[2]), fair_presets())
+    else:
+        from ..rules import load_rules
+        from .card import card_report
+
+        names = sys.argv[3:] or ["standard"]
+        write_section(Path(sys.argv[2]), CARD_HEADING, card_section([card_report(load_rules(n)) for n in names]))
