@@ -66,7 +66,7 @@ def test_forward_pass_is_the_backward_distribution(name: str) -> None:
     for block, rows, a in [(policy, np.array([policy.row(int(x), int(y)) for x, y in [(0, 0), (scores[-1], 0),
                                                                                        (scores[1], scores[-1])]]),
                             np.array([0, scores[-1], scores[1]])),
-                           (card, np.arange(0, 6 * len(scores), 4), np.repeat(scores, 6)[::4])]:
+                           (card, np.arange(0, 6 * len(scores), 11), np.repeat(scores, 6)[::11])]:
         out = start_outcomes(block, rows, a, top)
         for k, (r, s) in enumerate(zip(rows, a)):
             dist = turn_distribution(block, int(r), int(s)).at(0, rules.dice)
