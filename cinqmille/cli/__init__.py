@@ -23,6 +23,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("fair_cmd", "fair"),
     ("advise_cmd", "advise"),
     ("dist_cmd", "dist"),
+    ("card_cmd", "card"),
     ("export_cmd", "export"),
     ("play_cmd", "play"),
     ("simulate_cmd", "simulate"),

@@ -9,12 +9,14 @@ that cannot win.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..dice.scoring import Keep
 from ..engine.state import GameView, TakeOverOffer
 from ..rules import Rules
-from ..rules.bank import SCORED
+from ..rules.bank import SCORED, BankRules
 
 
 def best_keep(view: GameView, keeps: tuple[Keep, ...]) -> Keep:
@@ -34,6 +36,13 @@ def bank_is_worth_it(view: GameView) -> bool | None:
         # This is the player's last turn: only a bank that takes the victory is worth anything.
         return bool(wins) and (view.rules.banking.exact or new > last.target)
     return True if wins else None
+
+
+def guarded_bank(banking: BankRules, a: Any, t: Any, m: Any, wants: Any) -> Any:
+    """Bank where the rules allow it and the bank scores, and then when it wins or the rule `wants` it: the
+    guards of `bank_is_worth_it` for arrays of states (any unit; `wants` a bool or an array)."""
+    kind, _, wins = banking.outcome(a, t)
+    return banking.allowed(a, t, m) & (kind == SCORED) & (wins | wants)
 
 
 class _Heuristic:

@@ -27,6 +27,7 @@ chains.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, replace
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -37,7 +38,7 @@ from ..errors import CinqmilleError
 from ..position import Position, PositionError
 from ..rules import Rules
 from ..rules.bank import UNIT
-from ..solver.policy import TurnPoints, TurnRows, turn_distribution, turn_distributions
+from ..solver.policy import TurnPlay, TurnPoints, TurnRows, turn_distribution, turn_distributions
 from ..words import number_word
 
 if TYPE_CHECKING:
@@ -300,3 +301,127 @@ def dist_report(rules: Rules, position: Position, objective: str = "win", turns:
             except CinqmilleError as exc:
                 notes.append(f"The game's length is not computed: {exc}.")
     return DistReport(rules, position, objective, points, POINTS_METHOD, tuple(counts), tuple(notes))
+
+
+# -- a policy against another: the exact chances of the two-player game -----------------------------------
+def check_chain(result: "SolveResult") -> None:
+    """Raise unless the game is a chain over score pairs: two players, no last round, take-over or counted
+    scoreless turns (the exact evaluation of a policy needs it)."""
+    from ..solver.turns import counted
+
+    rules = result.rules
+    if result.players != 2 or result.seats != 1 or counted(rules) or rules.take_over:
+        raise CinqmilleError(f"the game as a chain over score pairs needs two players without last_round, take_over "
+                             f"or a counted zero_turns; '{rules.name}' has one of them")
+
+
+@dataclass(frozen=True, eq=False)
+class PairTurns:
+    """One player's whole turns from every score pair: ``gains[i, j, g]`` is the chance that the mover with
+    score ``scores[i]`` against ``scores[j]`` adds `g` units (0: a bust or nothing scored; the last slot: the
+    goal or more), ``win[i, j]`` the chance of an instant win."""
+
+    gains: np.ndarray  # (S, S, top + 1)
+    win: np.ndarray  # (S, S)
+    lost: float  # the largest chance left out past a turn's horizon
+
+
+def pair_turns(block: TurnPlay, rows: np.ndarray, scores: np.ndarray, top: int) -> PairTurns:
+    """The turns of `block` from every score pair: `rows[i, j]` is its row for the mover at ``scores[i]``
+    against ``scores[j]`` (one forward pass over the distinct rows, `policy.turn_distributions`)."""
+    s = len(scores)
+    ia = np.repeat(np.arange(s), s)
+    uniq, inverse = np.unique(np.stack([np.asarray(rows).reshape(-1), scores[ia]]), axis=1, return_inverse=True)
+    dist = turn_distributions(block, uniq[0], uniq[1])
+    banked = dist.banked
+    gains = np.zeros((len(uniq[0]), top + 1))
+    width = min(banked.shape[1], top)
+    gains[:, :width] = banked[:, :width]
+    gains[:, top] += banked[:, top:].sum(axis=1)  # the goal or more
+    inverse = inverse.reshape(-1)
+    return PairTurns(gains[inverse].reshape(s, s, top + 1), dist.wins.sum(axis=1)[inverse].reshape(s, s),
+                     float(dist.lost.max(initial=0.0)))
+
+
+_PAIR_TURNS: "weakref.WeakKeyDictionary[Any, PairTurns]" = weakref.WeakKeyDictionary()
+
+
+def optimal_turns(result: "SolveResult") -> PairTurns:
+    """The solved policy's turns from every score pair (cached on the result's policy table)."""
+    policy = result.policy
+    found = _PAIR_TURNS.get(policy)
+    if found is None:
+        scores = policy.scores
+        s = len(scores)
+        ia, ib = np.divmod(np.arange(s * s), s)
+        rows = np.asarray(policy.row(scores[ia], scores[ib]), dtype=np.int64).reshape(s, s)
+        found = pair_turns(policy.complete(), rows, scores, result.rules.goal // UNIT)
+        _PAIR_TURNS[policy] = found
+    return found
+
+
+@dataclass(frozen=True, eq=False)
+class GameChain:
+    """The two-player game as a chain over score pairs: a state is (who moves, his score, the other's).
+
+    `turns[k]` are the turns of the `k`-th kind of player; after a turn of
+    kind ``k`` the other player, of kind ``(k + 1) % K``, moves. With one kind
+    both play the same policy (the solved game); with two, a policy against
+    another. A turn that adds ``g > 0`` raises the mover's score, a turn that
+    adds nothing passes the dice at the same scores, a bank that reaches the
+    goal or an instant win ends the game (`BankRules.reaches`).
+    """
+
+    rules: Rules
+    scores: np.ndarray  # (S,) units
+    index: np.ndarray  # score units -> position in `scores` (-1: no such score)
+    turns: tuple[PairTurns, ...]
+    after: np.ndarray  # (S, top + 1) position of the mover's new score after adding g units; S: the game ends
+
+    @classmethod
+    def of(cls, rules: Rules, scores: np.ndarray, turns: tuple[PairTurns, ...]) -> "GameChain":
+        from ..rules import BankRules
+
+        goal = rules.goal // UNIT
+        index = np.full(goal + 1, -1, dtype=np.int64)
+        index[scores] = np.arange(len(scores))
+        new = scores[:, None] + np.arange(goal + 1)[None, :]
+        ends = BankRules.of(rules).reaches(new) | (new > goal)
+        after = np.where(ends, len(scores), index[np.minimum(new, goal)])
+        for turn in turns:
+            bad = (turn.gains > 0) & (after[:, None, :] < 0)
+            if bad.any():
+                i, _, g = (int(x[0]) for x in np.nonzero(bad))
+                raise CinqmilleError(f"a turn from {scores[i] * UNIT} adds {g * UNIT} points to a score that "
+                                     f"cannot occur")
+        return cls(rules, scores, index, turns, after)
+
+    def win_chances(self) -> np.ndarray:
+        """``V[k, i, j]``: the chance that the mover of kind `k`, at ``scores[i]`` against ``scores[j]``, wins.
+
+        Exact, level by level in decreasing sum of the scores (a turn that
+        scores moves to a later level): ``V[k, i, j] = win + sum_{g > 0}
+        gains[g] (1 - V[k', j, i + g]) + gains[0] (1 - V[k', j, i])``, with ``1
+        - V = 1`` where the mover reaches the goal. The last term links the
+        state with its partner ``(k', j, i)`` in the same level, a 2-cycle
+        solved in closed form: ``x = c + p (1 - y)``, ``y = c' + q (1 - x)``
+        give ``x = (c + p (1 - c' - q)) / (1 - p q)``.
+        """
+        scores, after = self.scores, self.after
+        s, kinds = len(scores), len(self.turns)
+        v = np.zeros((kinds, s, s + 1))  # column s: the other has reached the goal, the mover has lost
+        c = np.zeros((kinds, s, s))
+        total = scores[:, None] + scores[None, :]
+        order = np.argsort(-total, axis=None, kind="stable")
+        levels = np.unique(total.reshape(-1)[order], return_index=True)[1]
+        bounds = np.sort(np.append(levels, s * s))
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            i, j = np.divmod(order[lo:hi], s)
+            for k, turn in enumerate(self.turns):
+                other = v[(k + 1) % kinds, j[:, None], after[i, 1:]]  # (n, top): the other to move after g > 0
+                c[k, i, j] = turn.win[i, j] + (turn.gains[i, j, 1:] * (1.0 - other)).sum(axis=1)
+            for k, turn in enumerate(self.turns):
+                k2 = (k + 1) % kinds
+                p, q = turn.gains[i, j, 0], self.turns[k2].gains[j, i, 0]
+                v[k, i, j] = (c[k, i, j] + p * (1.0 - c[k2, j, i] - q)) / (1.0 - p * q)
+        return v[:, :, :s]

@@ -301,3 +301,61 @@ def plot_distribution(report, path: Path) -> None:  # type: ignore[no-untyped-de
         atomic_write(Path(path), lambda tmp: fig.savefig(tmp, format=fmt))
     finally:
         plt.close(fig)
+
+
+def plot_card(report, path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Draw a strategy card (`research.card.CardSearch`) on one printable page (A4), atomically: the rule in
+    words, its cost against the optimal player, the bust odds, and the card's bank-or-roll picture."""
+    import textwrap
+
+    from matplotlib.colors import ListedColormap
+
+    from ..files import atomic_write
+    from ..solver.policy import bust_odds
+    from .card import card_moves
+
+    plt = _pyplot()
+    rules, card = report.rules, report.card
+    fig = plt.figure(figsize=(8.27, 11.69))
+    lines = [f"Strategy card: 5000, rules '{rules.name}' (goal {rules.goal}, {rules.dice} dice)", ""]
+    for sentence in card.statement(rules):
+        lines += textwrap.wrap(sentence, 92) + [""]
+    cost, thr = report.card_eval, report.threshold_eval
+    lines += [f"Against the optimal player this card wins {100 * cost.chance:.1f}% of its games (half in each seat):",
+              f"it costs {100 * cost.cost:.1f} points of win chance; the best fixed threshold "
+              f"({report.threshold.lines[0]}) costs {100 * thr.cost:.1f}.",
+              "Exact evaluation (no simulation): the game's chain over score pairs."]
+    fig.text(0.07, 0.96, "\n".join(lines), va="top", ha="left", family="DejaVu Sans", fontsize=9.5)
+    odds = bust_odds(rules)[0]
+    ax = fig.add_axes((0.2, 0.50, 0.73, 0.12))
+    ax.axis("off")
+    ax.set_title("Chance that a roll scores nothing (bust)", fontsize=10)
+    table = ax.table(cellText=[[f"{m}" for m in sorted(odds)], [f"{100 * float(odds[m]):.1f}%" for m in sorted(odds)]],
+                     rowLabels=["dice rolled", "bust"], loc="center", cellLoc="center")
+    table.scale(1, 1.6)
+    top = max(max(card.lines) + card.behind, 1000) // 50 + 4
+    unit = 50
+    me = max(rules.opening, rules.goal * 2 // 5 // unit * unit)
+    diff = card.gap + max(unit, rules.goal // 10 // unit * unit)
+    gaps = [(f"level scores ({me} each)", me, me)]
+    if (card.behind or card.ahead) and me + diff < rules.goal:
+        gaps = [(f"behind by {diff} ({me} v {me + diff})", me, me + diff), gaps[0],
+                (f"ahead by {diff} ({me + diff} v {me})", me + diff, me)]
+    cmap = ListedColormap(["#f5b041", "#5dade2"])
+    for k, (label, me, opp) in enumerate(gaps):
+        ax = fig.add_axes((0.07 + k * 0.30, 0.08, 0.25, 0.36))
+        moves = card_moves(rules, card, me, opp, top)
+        ax.imshow(moves.astype(int), origin="lower", aspect="auto", cmap=cmap, vmin=0, vmax=1,
+                  extent=(0.5, rules.dice + 0.5, -25, top * 50 + 25))
+        ax.set_xticks(range(1, rules.dice + 1))
+        ax.set_xlabel("dice in hand", fontsize=8)
+        ax.set_ylabel("turn points" if k == 0 else "", fontsize=8)
+        ax.set_title(label, fontsize=8)
+        ax.tick_params(labelsize=7)
+    fig.text(0.07, 0.46, "Bank (blue) or roll (orange), by the card, with the turn points set aside and the dice "
+             "in hand", fontsize=9)
+    fmt = Path(path).suffix.lower().lstrip(".")
+    try:
+        atomic_write(Path(path), lambda tmp: fig.savefig(tmp, format=fmt))
+    finally:
+        plt.close(fig)

@@ -24,13 +24,13 @@ import numpy as np
 
 from ..errors import CinqmilleError
 from ..policies import parse_policy
-from ..policies.heuristics import CautiousPolicy, ThresholdPolicy
+from ..policies.heuristics import CautiousPolicy, ThresholdPolicy, guarded_bank
 from ..policies.optimal import optimal_table
 from ..policies.seats_table import SeatsTable
 from ..policies.tables import policy_table
 from ..solver.api import table_players
 from ..rules import Rules
-from ..rules.bank import SCORED, UNIT, BankRules
+from ..rules.bank import UNIT, BankRules
 from ..solver.policy import PolicyTable, TurnRows, keep_order
 from .model import RollModel, roll_model
 
@@ -126,9 +126,7 @@ class _GuardedVec:
         return pref[np.arange(len(c)), j]
 
     def bank(self, pid: np.ndarray, a: np.ndarray, b: np.ndarray, t: np.ndarray, m: np.ndarray) -> np.ndarray:
-        allowed = self.br.allowed(a, t, m)
-        kind, _, wins = self.br.outcome(a, t)
-        return allowed & (kind == SCORED) & (wins | self.wants(a, t, m))
+        return np.asarray(guarded_bank(self.br, a, t, m, self.wants(a, t, m)))
 
     def wants(self, a: np.ndarray, t: np.ndarray, m: np.ndarray) -> np.ndarray:
         raise NotImplementedError

@@ -82,7 +82,7 @@ import threading
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Self
+from typing import Any, Protocol, Self
 
 import numpy as np
 
@@ -858,7 +858,27 @@ def bank_gain(rules: Rules, a: int, t: Any) -> np.ndarray:
     return np.where(kind == SCORED, (new - a) * UNIT, 0).astype(float)
 
 
-def _chosen(block: TurnRows, r: Any, classes: KeepGraph | Prediction, t: np.ndarray, doubled: bool) -> np.ndarray:
+class TurnPlay(Protocol):
+    """What the turn passes (`_backward`, `turn_distributions`) read of a policy: its rows' caps, its move in
+    each state and the values of the keeps of a roll (the first best in `keep_key` order is taken).
+
+    `TurnRows` (the solved policy and every block of rows) is one; a rule of
+    thumb written as a block of rows (`research.card`) is another, so that the
+    same passes give the outcome of a turn under any table of decisions.
+    """
+
+    rules: Rules
+    dice: int
+    exact: bool
+    cap: np.ndarray
+    tie: float
+
+    def move(self, r: Any, t: Any, m: Any) -> np.ndarray: ...
+
+    def keep_values(self, r: Any, t: Any, units: Any, left: Any, win: Any, doubled: Any = False) -> np.ndarray: ...
+
+
+def _chosen(block: TurnPlay, r: Any, classes: KeepGraph | Prediction, t: np.ndarray, doubled: bool) -> np.ndarray:
     """(len(t), K) mask of the policy's keep in each roll class from turn units `t` of rows `r` (one, or one per
     `t`): the first best in keep order."""
     rows = np.broadcast_to(np.asarray(r), np.shape(t))
@@ -1091,7 +1111,7 @@ def _grown(buffer: np.ndarray, size: int) -> np.ndarray:
     return np.pad(buffer, pad)
 
 
-def turn_distributions(block: TurnRows, rows: Any, a: Any, t: int = 0, m: int | None = None,
+def turn_distributions(block: TurnPlay, rows: Any, a: Any, t: int = 0, m: int | None = None,
                        tol: float = TRUNCATION, gain: Any = None, chunk: int = 2048) -> TurnDistribution:
     """The exact distribution of the outcome of the turns of `rows` (banked `a` units, per row) from the state
     (`t` units, `m` dice; default all of them) under the table's decisions, all rows in one pass.
@@ -1123,7 +1143,7 @@ def turn_distributions(block: TurnRows, rows: Any, a: Any, t: int = 0, m: int | 
                             np.concatenate([p[2] for p in parts]), np.concatenate([p[3] for p in parts]))
 
 
-def _forward(block: TurnRows, rows: np.ndarray, a: np.ndarray, t0: int, m0: int, tol: float,
+def _forward(block: TurnPlay, rows: np.ndarray, a: np.ndarray, t0: int, m0: int, tol: float,
              gain: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """`turn_distributions` of a chunk of rows: (banked, wins, failed, lost)."""
     rules = block.rules
