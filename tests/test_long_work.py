@@ -54,8 +54,9 @@ def test_a_first_solve_reports_itself(said: list[str], tmp_path: Path, monkeypat
 
 
 def test_four_optimal_players_say_what_they_wait_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`simulate` of four optimal players on a cold cache writes a line for the solve and for the policy table (off a
-    terminal, for work of `QUIET_STATES` turn states or more: here every piece of work)."""
+    """`simulate` of four optimal players on a cold cache writes a line for the four-player solve (the table the
+    bots read where it fits) and for the policy table (off a terminal, for work of `QUIET_STATES` turn states or
+    more: here every piece of work)."""
     monkeypatch.setenv("CINQMILLE_CACHE", str(tmp_path))
     monkeypatch.setattr(cli_progress, "QUIET_STATES", 0)
     rules = tmp_path / "small.toml"
@@ -64,6 +65,6 @@ def test_four_optimal_players_say_what_they_wait_for(tmp_path: Path, monkeypatch
                                     "--games", "200"])
     assert out.exit_code == 0, out.output
     lines = out.stderr.splitlines()
-    assert f"{cli_progress.LINE_PREFIX}Solving 'small' for 3 players (first use, cached afterwards)" in lines
+    assert f"{cli_progress.LINE_PREFIX}Solving 'small' for 4 players (first use, cached afterwards)" in lines
     assert any(line.startswith(f"{cli_progress.LINE_PREFIX}Building the policy table of 'small'") for line in lines)
     assert work._REPORTER == []  # the command line's reporter does not outlive the command
