@@ -24,7 +24,8 @@ def load_win_table(rules, players: int = 2):  # type: ignore[no-untyped-def]
 @click.option("--me", "me", metavar="POINTS", help="Your banked score (0 = not opened). Default 0.")
 @click.option("--opp", "opp", metavar="POINTS[,POINTS...]",
               help="The opponents' banked scores in playing order after you (next player first). Default 0. "
-                   "Three players are solved exactly; with more, the two who threaten most are kept.")
+                   "Up to four players are solved exactly where the table fits the budget; at a larger table "
+                   "the opponents who threaten most are kept.")
 @click.option("--turn", "turn", metavar="POINTS", help="Turn points set aside (before --roll). Default 0.")
 @click.option("--dice", "dice", metavar="N", help="Dice in hand (bank or roll?).")
 @click.option("--roll", "roll", metavar="FACES", help="The dice just rolled, e.g. 1,5,3,3,2 or 15332 (which to keep?).")
