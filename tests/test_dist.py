@@ -177,3 +177,13 @@ def test_plot_is_written(tmp_path, tiny_rules_file) -> None:  # type: ignore[no-
     assert target.read_bytes()[:4] == b"\x89PNG"
     bad = CliRunner().invoke(main, ["dist", "--rules", str(tiny_rules_file), "--plot", str(tmp_path / "x.txt")])
     assert bad.exit_code == 2 and bad.output.startswith("Error: ")
+
+
+def test_a_table_beyond_four_players_is_refused_naming_opp() -> None:
+    """`dist --opp` with five opponents (six players) is one line about `--opp`, exit status 2."""
+    from click.testing import CliRunner
+
+    from cinqmille.cli import main
+
+    out = CliRunner().invoke(main, ["dist", "--rules", "standard", "--opp", "0,0,0,0,0"])
+    assert out.exit_code == 2 and "--opp" in out.output and "Traceback" not in out.output

@@ -275,6 +275,9 @@ def dist_report(rules: Rules, position: Position, objective: str = "win", turns:
 
     notes: list[str] = []
     players = 2 if position.others is None else len(position.others) + 1
+    if players > GAME_PLAYERS:
+        raise PositionError(f"`opp`: the turn is solved exactly for two to {GAME_PLAYERS} players, "
+                            f"got {players}")
     if objective == "win":
         result = solve(rules, "win", players=players)
         points = turn_points(result, position)
