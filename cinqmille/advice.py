@@ -404,6 +404,7 @@ def _sentence_bank_or_roll(advice: Advice) -> str:
 _CHASE = re.compile(r"^\d+ players: on (\d+) bust cycles? of scores")
 _BOUND = re.compile(r"(?:at most|residual) (\d(?:\.\d+)?e[-+]\d+)")
 _READ_FROM = re.compile(r"^with (\d+) players: read from the (\d+)-player table")
+_MEASURED = re.compile(r"cost a seat at most (\d+\.\d+) points")
 _RULE_OFF = re.compile(r"^(\w+)(?: = \w+)?: .*solved as if (?:the rule were|it were) off")
 
 
@@ -424,8 +425,10 @@ def plain_assumption(text: str) -> str:
     read = _READ_FROM.match(text)
     if read:
         seats, table = int(read.group(1)), int(read.group(2))
+        measured = _MEASURED.search(text)
+        cost = f" (measured: it costs a seat at most {measured.group(1)} points)" if measured else ""
         return (f"an estimate: with {seats} players the figure comes from the {table}-player game against "
-                f"{threat_words(table - 1)}, not from this table's own game")
+                f"{threat_words(table - 1)}, not from this table's own game{cost}")
     rule = _RULE_OFF.match(text)
     if rule:
         return f"the rule '{rule.group(1)}' is left out (the figures are as if it were off)"

@@ -3,7 +3,7 @@
 >>> number_word(3), players_words(1), table_words(4)
 ('three', 'one player', 'the four-player table')
 >>> reduction_words(5, 3)
-'with 5 players: read from the 3-player table against the 2 opponents who threaten most (the highest scores)'
+'with 5 players: read from the 3-player table against the 2 opponents who threaten most (the highest scores); its error is not measured at this size (no larger exact game is solved)'
 """
 
 from __future__ import annotations
@@ -36,8 +36,24 @@ def table_words(players: int) -> str:
     return f"the {number_word(players)}-player table"
 
 
+#: The largest cost of the reduction measured exactly (points of chance a seat loses by reading the table of
+#: this many players inside the exact four-player game; `standard` at goals 1000 and 1500, docs/variants.md
+#: "The cost of the reduction", `python -m cinqmille.research.page reduction`, 2026-12-01), rounded up.
+MEASURED_REDUCTION: dict[int, float] = {2: 0.33, 3: 0.09}
+
+
 def reduction_words(seats: int, table: int) -> str:
     """The reduction of a table of `seats` players to the solved table of `table` players, as the solver states
-    it (the advice's assumptions, matched by `advice.plain_assumption`)."""
+    it (the advice's assumptions, matched by `advice.plain_assumption`), with what it was measured to cost where
+    a larger exact game exists.
+
+    >>> reduction_words(4, 3).split("; ")[1]
+    'measured in the exact four-player game (standard, goals 1000 and 1500), this reduction cost a seat at most 0.09 points of its chance to win'
+    """
     who = "the opponent who threatens" if table == 2 else f"the {table - 1} opponents who threaten"
-    return f"with {seats} players: read from the {table}-player table against {who} most (the highest scores)"
+    said = f"with {seats} players: read from the {table}-player table against {who} most (the highest scores)"
+    cost = MEASURED_REDUCTION.get(table)
+    if cost is None or seats != 4:
+        return said + "; its error is not measured at this size (no larger exact game is solved)"
+    return (f"{said}; measured in the exact four-player game (standard, goals 1000 and 1500), this reduction "
+            f"cost a seat at most {cost:.2f} points of its chance to win")

@@ -49,3 +49,18 @@ def test_a_reduction_must_be_smaller() -> None:
     """A 'reduction' to a table as large as the game is refused in one line."""
     with pytest.raises(CinqmilleError, match="smaller"):
         reduction_cost(rules_from_dict(SMALL, "red"), 3, 3)
+
+
+@pytest.mark.parametrize("goal", [1000, pytest.param(1500, marks=pytest.mark.slow)])
+def test_the_advice_states_no_less_than_the_measured_cost(goal: int) -> None:
+    """The cost the advice states for a reduction (`words.MEASURED_REDUCTION`) is at least the cost measured
+    again in the exact four-player game, and within 0.01 points of the largest."""
+    from cinqmille.research.players import at_goal
+    from cinqmille.words import MEASURED_REDUCTION
+
+    rules = at_goal("standard", goal)
+    for table, stated in MEASURED_REDUCTION.items():
+        worst = max(reduction_cost(rules, 4, table).cost)
+        assert 0 <= worst <= stated
+        if goal == 1000:  # the largest of the goals measured
+            assert stated - worst < 0.01
