@@ -835,7 +835,9 @@ def _read_keeps_csv(path: Path, meta: dict) -> Columns:
     with open(path, encoding="utf-8") as handle:
         header = tuple(handle.readline().rstrip("\n").split(","))
         parts: dict[str, list[np.ndarray]] = {c: [np.empty(0, dtypes[c])] for c in header if c in dtypes}
-        kinds = (KEEP_COLUMNS, KEEP_COLUMNS_Z) + tuple(seat_columns(n)[1] for n in range(3, 5))
+        from .solver.n_player import MAX_PLAYERS
+
+        kinds = (KEEP_COLUMNS, KEEP_COLUMNS_Z) + tuple(seat_columns(n)[1] for n in range(3, MAX_PLAYERS + 1))
         if header not in [k + extra for k in kinds for extra in ((), EVERY)]:
             raise CinqmilleError(f"{path}: not a keep table (columns {quoted(','.join(header))})")
         kind = np.float64 if header[-len(EVERY):] == EVERY else np.int64  # --all-keeps: chances among the numbers

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from ..solver.n_player import MAX_PLAYERS
 from .common import friendly_errors, resolve_rules, rules_option
 
 
@@ -24,7 +25,7 @@ from .common import friendly_errors, resolve_rules, rules_option
               help="With --players 3 or 4: only these scores of the player after the next (default: all).")
 @click.option("--opp3", "opp3", metavar="POINTS|LO:HI",
               help="With --players 4: only these scores of the player who plays last of the round (default: all).")
-@click.option("--players", "players", type=click.IntRange(2, 4), default=2, show_default=True,
+@click.option("--players", "players", type=click.IntRange(2, MAX_PLAYERS), default=2, show_default=True,
               help="The table exported: two players, or three or four (columns me, opp, opp2, opp3: the "
                    "opponents in playing order).")
 @click.option("--keeps/--no-keeps", "keeps", default=True, show_default=True,

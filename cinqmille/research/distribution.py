@@ -38,6 +38,7 @@ from ..errors import CinqmilleError
 from ..position import Position, PositionError
 from ..rules import Rules
 from ..rules.bank import UNIT
+from ..solver.n_player import MAX_PLAYERS
 from ..solver.policy import TurnPlay, TurnPoints, TurnRows, turn_distribution, turn_distributions
 from ..words import number_word
 
@@ -177,7 +178,7 @@ def _follow(src: np.ndarray, dst: np.ndarray, prob: np.ndarray, end: int, start:
 
 
 #: The most players whose game length is computed (`n_player.MAX_PLAYERS`: the tables solved exactly).
-GAME_PLAYERS = 4
+GAME_PLAYERS = MAX_PLAYERS
 
 
 def game_length(result: "SolveResult", me: int = 0, opp: int | Sequence[int] = 0, tail: float = TAIL) -> TurnCount:
