@@ -20,13 +20,12 @@ from cinqmille.simulation.runner import SimConfig, simulate
 from cinqmille.solver import solve
 from cinqmille.solver.policy import turn_distribution, turn_expectation
 
+from small_rulesets import TURN_RULESETS
+
 pytestmark = pytest.mark.usefixtures("session_cache")
 
 RULESETS = {
-    "tiny": {"goal": 500, "opening": 150},
-    "exact": {"goal": 500, "opening": 150, "end": "exact"},
-    "mandatory": {"goal": 400, "opening": 0, "rule_of_50": True, "hot_dice": "mandatory"},
-    "prediction": {"goal": 400, "opening": 0, "prediction": True},
+    **TURN_RULESETS,
     "stretch": {"goal": 600, "opening": 150, "min_bank": 100, "final_stretch": {"from": 400, "cap": True}},
 }
 #: A chance computed two exact ways agrees to this.

@@ -17,14 +17,11 @@ from cinqmille.research.distribution import expected_points, game_length, race_l
 from cinqmille.rules import rules_from_dict
 from cinqmille.solver import solve
 
+from small_rulesets import TURN_RULESETS
+
 pytestmark = pytest.mark.usefixtures("session_cache")
 
-RULESETS = {
-    "tiny": {"goal": 500, "opening": 150},
-    "exact": {"goal": 500, "opening": 150, "end": "exact"},
-    "mandatory": {"goal": 400, "opening": 0, "rule_of_50": True, "hot_dice": "mandatory"},
-    "prediction": {"goal": 400, "opening": 0, "prediction": True},
-}
+RULESETS = TURN_RULESETS
 #: The mean of a distribution and advise's expected agree to this (points).
 MEAN_TOL = 1e-9
 

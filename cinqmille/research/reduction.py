@@ -61,14 +61,11 @@ class ReductionCost:
                 "tail": self.tail}
 
 
-def _transitions(block: Any, rows: np.ndarray, movers: np.ndarray, rest: np.ndarray, s: int, goal: int,
-                 index: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(state, next state, chance) of every turn outcome from the tuples whose table rows are `rows`
-    (`rest`: each tuple's opponents ravelled, the mover's score `movers`); the end of the game is ``s ** n``."""
-    k, new, prob = _moves(block, rows, movers, block.rules)
-    n_states = len(rows)
-    dst = np.where(new >= goal, n_states, rest[k] * s + index[np.minimum(new, goal - 1)])
-    return k, dst, prob
+def _destinations(src: np.ndarray, new: np.ndarray, rest: np.ndarray, s: int, goal: int,
+                  index: np.ndarray) -> np.ndarray:
+    """The tuple after each outcome: the next player to move, the mover's new score last (``s ** n`` for a
+    score that reaches the goal: the end of the game)."""
+    return np.where(new >= goal, len(rest), rest[src] * s + index[np.minimum(new, goal - 1)])
 
 
 def reduction_cost(rules: Rules, players: int = 4, smaller: int = 3, tail: float = TAIL) -> ReductionCost:
@@ -91,7 +88,8 @@ def reduction_cost(rules: Rules, players: int = 4, smaller: int = 3, tail: float
     index = np.full(goal + 1, -1, dtype=np.int64)
     index[scores] = np.arange(s)
     movers, rest = scores[ind[0]], states % (s ** (n - 1))
-    full = _transitions(seats_of(big), states, movers, rest, s, goal, index)
+    k, new, prob = _moves(seats_of(big), states, movers, rules)
+    full = (k, _destinations(k, new, rest, s, goal, index), prob)
     others = np.stack([scores[i] for i in ind[1:]], axis=1)
     kept = np.take_along_axis(others, threatening(others, smaller - 1), axis=1)
     if smaller == 2:
@@ -110,9 +108,7 @@ def reduction_cost(rules: Rules, players: int = 4, smaller: int = 3, tail: float
     lens = counts[back]
     take = np.repeat(starts[back], lens) + np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
     src = np.repeat(states, lens)
-    new_all = new[take]
-    dst = np.where(new_all >= goal, s ** n, rest[src] * s + index[np.minimum(new_all, goal - 1)])
-    reduced = (src, dst, prob[take])
+    reduced = (src, _destinations(src, new[take], rest, s, goal, index), prob[take])
     end, start = s ** n * n, 0
     exact_chances, worst = _chain(full, full, None, n, s ** n, end, start, tail)
     mine = []
