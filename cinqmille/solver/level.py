@@ -163,6 +163,42 @@ def newton_values(full_a: np.ndarray, big_b: np.ndarray, succ: np.ndarray, outsi
         return np.atleast_1d(spsolve(matrix.tocsc(), rhs.ravel())).reshape(m, k)
 
 
+def guess_above(scores: np.ndarray, goal: int, rows: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """A starting estimate of a level's stored seat values (P, n - 1), extrapolated from the levels above.
+
+    `rows` (P, n) index the solved table `w` (stored seats on its last axis,
+    NaN for impossible scores), a row's scores in playing order. For the first
+    seat, in that order, whose next score up is a solved state ``near`` (the
+    mover's own first), the estimate is ``2 near - far`` where the score after
+    that is solved too (``far``), else ``near``, clipped to chances that add
+    up to 1; equal shares where no neighbour is solved. Only the number of
+    passes depends on it, not the fixed point (measured: three-player
+    `standard` makes a quarter fewer row-layers than from ``near`` alone).
+    """
+    p, n = rows.shape
+    guess = np.full((p, n), np.nan)
+    above = np.append(scores, [goal, goal])
+    for j in range(n):
+        step = np.searchsorted(scores, rows[:, j], side="right")
+        todo = np.isnan(guess[:, 0])
+        found = []
+        for up in (above[step], above[step + 1]):
+            at = rows.copy()
+            at[:, j] = up
+            near = np.full((p, n), np.nan)
+            ok = todo & (up < goal)
+            if ok.any():
+                near[ok] = every_seat(w[tuple(at[ok].T)])
+            found.append(near)
+        near, far = found
+        have = np.isfinite(near).all(axis=1)
+        line = np.where(np.isfinite(far).all(axis=1)[:, None], 2.0 * near - far, near)
+        line = np.clip(line, 0.0, 1.0)
+        guess[have] = line[have] / line[have].sum(axis=1, keepdims=True)
+    guess = np.where(np.isnan(guess), 1.0 / n, guess)
+    return guess[:, : n - 1]
+
+
 def _all_in(component: np.ndarray, rows: np.ndarray, flag: np.ndarray) -> np.ndarray:
     """For each of `rows`: whether `flag` holds for every row of its component."""
     bad = np.bincount(component[rows], weights=~flag, minlength=int(component.max()) + 1)

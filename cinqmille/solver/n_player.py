@@ -58,9 +58,9 @@ import numpy as np
 from ..rules import Rules
 from .grid import ScoreGrid
 from .kernel import TIE, TurnKernel
-from .level import LevelTurns, residual_words, solve_level
+from .level import LevelTurns, guess_above, residual_words, solve_level
 from .settle import Settled
-from .seats import every_seat, pass_dice
+from .seats import pass_dice
 from .turns import counted
 from .two_player import LevelStats, Progress
 
@@ -120,20 +120,6 @@ def levels(grid: ScoreGrid, players: int, pending_only: bool = False) -> list[tu
     return out
 
 
-def _guess(grid: ScoreGrid, rows: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """A starting estimate of a level's seat vectors: a neighbour one score up (solved), else equal shares."""
-    n = rows.shape[1]
-    guess = np.full((len(rows), n), np.nan)
-    above = np.append(grid.scores, [grid.goal])
-    for j in range(n - 1, -1, -1):
-        up = rows.copy()
-        up[:, j] = above[np.searchsorted(grid.scores, rows[:, j], side="right")]
-        ok = np.isnan(guess[:, 0]) & (up[:, j] < grid.goal)
-        if ok.any():
-            guess[ok] = every_seat(w[tuple(up[ok].T)])
-    return np.where(np.isnan(guess), 1.0 / n, guess)
-
-
 @dataclass(frozen=True, slots=True)
 class Chasing:
     """The cycles without a stationary policy (`CHASE`) of a solve: their score rows, and how each was settled."""
@@ -171,7 +157,7 @@ def solve_players(rules: Rules, players: int = 3, tol: float = 1e-12, progress: 
     for i, (_, level) in enumerate(todo):
         a, others = level.rows[:, 0], level.rows[:, 1:]
         turns = LevelTurns(a, level.caps, grid.start_banks(a, others, top, w, codes=codes), level.succ,
-                           np.zeros((len(a), players - 1)), _guess(grid, level.rows, w)[:, : players - 1])
+                           np.zeros((len(a), players - 1)), guess_above(grid.scores, g, level.rows, w))
         solved = solve_level(kernel, turns, tol)
         w[tuple(level.rows.T)] = solved.values
         if len(solved.unsettled):

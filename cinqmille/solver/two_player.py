@@ -113,7 +113,7 @@ import numpy as np
 from ..rules import Rules
 from .grid import ScoreGrid
 from .kernel import TurnKernel
-from .level import LevelTurns, solve_level
+from .level import LevelTurns, guess_above, solve_level
 from .seats import passed
 from .turns import GameModel, counted
 
@@ -166,25 +166,6 @@ def level_rows(model: GameModel, total: int) -> tuple[np.ndarray, np.ndarray, np
     return seat[order], a[order], b[order]
 
 
-def _guess(grid: ScoreGrid, w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """A starting estimate of W[a, b], extrapolated from the solved levels above."""
-    g = w.shape[0]
-    above = np.append(grid.scores, [g, g])
-    nxt = np.searchsorted(grid.scores, np.stack([a, b]), side="right")
-    up1, up2 = above[nxt], above[nxt + 1]
-    guess = np.full(len(a), np.nan)
-    for x1, y1, x2, y2 in ((a, up1[1], a, up2[1]), (up1[0], b, up2[0], b)):
-        ok = np.isnan(guess) & (x1 < g) & (y1 < g)
-        near = np.full(len(a), np.nan)
-        near[ok] = w[x1[ok], y1[ok]]
-        far = np.full(len(a), np.nan)
-        ok2 = ok & (x2 < g) & (y2 < g)
-        far[ok2] = w[x2[ok2], y2[ok2]]
-        step = np.where(np.isnan(far), 0.0, near - far)
-        guess = np.where(ok, near + step, guess)
-    return np.clip(np.where(np.isnan(guess), 0.5, guess), 0.0, 1.0)
-
-
 def level_turns(model: GameModel, seat: np.ndarray, a: np.ndarray, b: np.ndarray, w: np.ndarray) -> LevelTurns:
     """What `level.solve_level` needs of one level's rows (sorted by cap descending).
 
@@ -197,11 +178,12 @@ def level_turns(model: GameModel, seat: np.ndarray, a: np.ndarray, b: np.ndarray
     pos = {(int(s), int(x), int(y)): i for i, (s, x, y) in enumerate(zip(seat, a, b))}
     succ = np.array([pos.get((int(k), int(x), int(y)), -1) for k, x, y in zip(*nxt)], dtype=np.int64)
     outside = np.where(succ >= 0, 0.0, passed(np.nan_to_num(w[nxt], nan=0.5)))
-    guess = np.empty(len(a))
+    guess = np.empty((len(a), 1))
     for k in np.unique(seat):
         sel = seat == k
-        guess[sel] = _guess(model.grid, w[int(k)], a[sel], b[sel])
-    return LevelTurns(a, caps, model.level_bank(seat, a, b, int(caps.max()), w), succ, outside[:, None], guess[:, None],
+        guess[sel] = guess_above(model.grid.scores, model.grid.goal, np.stack([a[sel], b[sel]], axis=1),
+                                 w[int(k)][..., None])
+    return LevelTurns(a, caps, model.level_bank(seat, a, b, int(caps.max()), w), succ, outside[:, None], guess,
                       model.terminal_bank(seat, a, b))
 
 
