@@ -290,3 +290,64 @@ def test_a_fifo_in_the_cache_is_not_opened(cache_dir: Path) -> None:
         result = solve(rules)
     assert 0.5 < result.first_player_win < 1
     assert path.is_fifo()
+
+
+def _count_samples(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the calls of the cached table's sample check (kernel passes) from now on."""
+    from cinqmille.solver.result import SolveResult
+
+    calls: list[int] = []
+    original = SolveResult.sample_problem
+
+    def counted(self, *args, **kwargs):
+        calls.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SolveResult, "sample_problem", counted)
+    return calls
+
+
+def test_a_table_this_solver_wrote_is_not_sampled_again(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table solved and written here is vouched for: reading it back skips the kernel's sample of rows."""
+    rules = rules_from_dict(TINY, "tiny")
+    solve(rules)
+    calls = _count_samples(monkeypatch)
+    solve(rules)
+    solve(rules)
+    assert calls == []
+    assert cache.vouched(cache.cache_path(rules, "win"), cache.load_npz(cache.cache_path(rules, "win"))[1])
+
+
+def test_a_copied_or_rewritten_table_is_sampled_once(cache_dir: Path, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table file put in place by someone else (here: the same bytes copied over it) is sampled on its first
+    load, vouched for if it passes, and not sampled again until it changes."""
+    rules = rules_from_dict(TINY, "tiny")
+    solve(rules)
+    path = cache.cache_path(rules, "win")
+    copy = tmp_path / "elsewhere.npz"
+    copy.write_bytes(path.read_bytes())
+    copy.replace(path)
+    calls = _count_samples(monkeypatch)
+    solve(rules)
+    assert calls == [1]
+    solve(rules)
+    assert calls == [1]
+    before = path.stat().st_ctime_ns
+    path.write_bytes(path.read_bytes())  # rewritten in place: the same inode, a new change time
+    if path.stat().st_ctime_ns == before:
+        pytest.skip("this file system's change times are too coarse to tell the rewrite")
+    solve(rules)
+    assert calls == [1, 1]
+
+
+def test_a_forged_table_with_a_stale_vouch_is_refused(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A vouch names one file as it was: a forgery written over a vouched table (valid checksum, plausible
+    values) is sampled, refused with one warning and solved again."""
+    rules = rules_from_dict(TINY, "tiny")
+    good = solve(rules)
+    path = cache.cache_path(rules, "win")
+    _reforge(path, api.result_spec(rules, "win", 2), {"values": np.swapaxes(good.values, 0, 1).copy()})
+    with pytest.warns(UserWarning, match="not the game's solution"):
+        again = solve(rules)
+    assert again.first_player_win == pytest.approx(good.first_player_win, abs=1e-12)

@@ -144,7 +144,9 @@ def policy_table(rules: Rules | str, players: int = 2, use_cache: bool = True, c
         for warning in said:
             warnings.warn(warning.message, stacklevel=2)
         if found is not None:
-            table = _checked(rules, players, path, *found)
+            table = _checked(rules, players, path, *found, sample=not cache.vouched(path, found[1]))
+            if table is not None:
+                cache.vouch(path, found[1])
     if table is None:
         result = solve(rules, "win", use_cache=use_cache, players=players)
         table = PolicyTable.of(result) if players == 2 else SeatsTable.of(result)
@@ -158,9 +160,10 @@ def policy_table(rules: Rules | str, players: int = 2, use_cache: bool = True, c
 
 
 def _checked(rules: Rules, players: int, path: Path, arrays: dict[str, np.ndarray],
-             meta: dict[str, Any]) -> AnyTable | None:
-    """The cached table, checked against the solved result it comes from (`from_arrays` with `check`); None,
-    with one warning and the file deleted, when it is damaged or forged."""
+             meta: dict[str, Any], sample: bool = True) -> AnyTable | None:
+    """The cached table, checked against the solved result it comes from (`from_arrays` with `check`; without
+    `sample`, a file vouched for, only its metadata); None, with one warning and the file deleted, when it is
+    damaged or forged."""
     from ..solver.api import solve
 
     try:
@@ -168,10 +171,9 @@ def _checked(rules: Rules, players: int, path: Path, arrays: dict[str, np.ndarra
         want = FORMAT[_kind(players)]
         if meta["format"] != want:
             raise cache.CorruptTable(f"a table of format {meta['format']}, expected {want}")
-        result = solve(rules, "win", players=players)
         kind = PolicyTable if players == 2 else SeatsTable
         return kind.from_arrays(rules, arrays, meta["period"], meta["exact"], tuple(meta["assumptions"]),
-                                check=result)
+                                check=solve(rules, "win", players=players) if sample else None)
     except cache.CorruptTable as exc:
         cache.discard(path, exc, stacklevel=4)
         return None
@@ -186,6 +188,7 @@ def _save(table: AnyTable, players: int, use_cache: bool) -> None:
         cache.save_npz(path, table.arrays(), {"format": FORMAT[_kind(players)], "period": table.period,
                                               "exact": table.exact_solve, "assumptions": list(table.assumptions),
                                               "rules": cache.rules_meta(rules)}, table_spec(rules, players))
+        cache.vouch(path)  # built here from the solved result
         cache.prune_stale(path)
     except (OSError, CinqmilleError):
         pass  # the solve has said so already if the cache directory cannot be written

@@ -259,9 +259,11 @@ def solve(rules: Rules | str | None = None, objective: Objective = "win", progre
             if (result.objective, result.players) != (objective, players if objective == "win" else result.players):
                 raise cache.CorruptTable(f"its metadata names the objective {result.objective!r} for "
                                          f"{result.players} players")
-            why = result.sample_problem()  # a forgery with a valid checksum: plausible values, not the solution
-            if why:
-                raise cache.CorruptTable(why)
+            if not cache.vouched(path, found[1]):  # sampled once per file (`cache.vouch`)
+                why = result.sample_problem()  # a forgery with a valid checksum: plausible values, not the solution
+                if why:
+                    raise cache.CorruptTable(why)
+                cache.vouch(path, found[1])
             return result
         except cache.CorruptTable as exc:
             cache.discard(path, exc)
@@ -271,6 +273,7 @@ def solve(rules: Rules | str | None = None, objective: Objective = "win", progre
     if writable:
         try:
             save(result, path)
+            cache.vouch(path)  # computed here: its first load needs no sample
             cache.prune_stale(path)
         except (OSError, CinqmilleError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) else str(exc).replace(str(path), "").strip(": ")

@@ -17,6 +17,14 @@ The callers then check what the checksum cannot prove (docs/solver.md,
 "Caches"): the metadata's fields and types (`check_meta`), the layout
 against the ruleset, and a sample of rows recomputed by the kernel; a failure
 there is a `CorruptTable` too, reported and deleted the same way (`discard`).
+That sample costs kernel passes (and Numba's start-up), so it is made once per
+file: a file that passed it, or that the solver has just computed and written,
+is *vouched for* (`vouch`: a record in the cache directory's ``vouched/`` of
+the checksum of its arrays, its inode, size and change times), and a later load
+of the same file, unchanged, skips it (`vouched`). The checksum is recomputed
+from the arrays at every load, so a vouch can only match the very arrays that
+were sampled; and replacing or rewriting the file changes its change time
+(``st_ctime``, which no tool sets back), so a table copied in is sampled again.
 """
 
 from __future__ import annotations
@@ -169,6 +177,51 @@ def save_npz(path: Path, arrays: Mapping[str, np.ndarray], meta: Mapping[str, An
 
     atomic_write(path, write, public=False)
     clean_stale_tmp(path.parent)
+
+
+#: The cache directory's folder of vouches (`vouch`).
+VOUCHED = "vouched"
+
+
+def _vouch_path(path: Path) -> Path:
+    name = hashlib.sha256(str(Path(path).resolve()).encode()).hexdigest()[:24]
+    return cache_dir() / VOUCHED / f"{name}.json"
+
+
+def _identity(path: Path, meta: Mapping[str, Any]) -> dict[str, Any]:
+    info = os.stat(path)
+    return {"path": str(Path(path).resolve()), "checksum": meta.get("checksum"), "device": info.st_dev,
+            "inode": info.st_ino, "size": info.st_size, "mtime_ns": info.st_mtime_ns, "ctime_ns": info.st_ctime_ns}
+
+
+def vouch(path: Path, meta: Mapping[str, Any] | None = None) -> None:
+    """Record that the table file at `path`, as it is now (its metadata `meta`, read from the file by default),
+    holds the game's solution: it passed the callers' sample, or the solver has just computed and written it
+    (nothing is recorded where the directory is read-only)."""
+    record = _vouch_path(path)
+    try:
+        if meta is None:
+            with zipfile.ZipFile(path) as archive:
+                meta = _read_meta(archive)
+        text = json.dumps(_identity(path, meta))
+        record.parent.mkdir(parents=True, exist_ok=True)
+
+        def write(tmp: Path) -> None:
+            tmp.write_text(text)
+
+        atomic_write(record, write, public=False)
+    except (OSError, ValueError, CinqmilleError):
+        pass
+
+
+def vouched(path: Path, meta: Mapping[str, Any]) -> bool:
+    """Whether the table file at `path` is the very file `vouch` recorded, unchanged since (then the callers
+    skip their sample of rows recomputed by the kernel)."""
+    try:
+        found = json.loads(_vouch_path(path).read_text()[:10_000])
+        return bool(meta.get("checksum")) and found == _identity(path, meta)
+    except (OSError, ValueError):
+        return False
 
 
 class CorruptTable(CinqmilleError):

@@ -9,7 +9,6 @@ import numpy as np
 
 from ..rules import Rules
 from ..rules.bank import SCORED, BankRules
-from .compiled import BANK_BUST, BANK_NONE, BANK_WIN
 from .kernel import NEG, BankTable, StartBanks
 from .seats import passed
 
@@ -101,6 +100,8 @@ class ScoreGrid:
         (len(a), T, D): the new score (a bank that scores and does not win), or `BANK_BUST` (a fault or a stop
         short), `BANK_WIN`, `BANK_NONE` (not allowed) (`StartBanks`)."""
         new, (rows, cols), (wr, wc), bust, hand = self._banks(a, tmax)
+        from .compiled import BANK_BUST, BANK_NONE, BANK_WIN
+
         code = np.full(new.shape + (self.bank.dice,), BANK_NONE, dtype=np.int64)
         code[bust] = BANK_BUST
         code[rows, cols] = new[rows, cols][:, None]

@@ -29,7 +29,6 @@ import numpy as np
 from ..dice import dice_tables
 from ..rules import Rules
 from ..rules.bank import UNIT, BankRules
-from . import compiled
 from .seats import pass_dice
 
 NEG = -np.inf
@@ -235,6 +234,8 @@ class StartBanks:
     def table(self, rows: np.ndarray | None = None) -> BankTable:
         """The banks of `rows` (all by default) laid out: ``a[p, t, m - 1, j]``, ``b[p, t, m - 1]``."""
         rows = np.arange(len(self.mover)) if rows is None else np.asarray(rows, dtype=np.int64)
+        from . import compiled
+
         code = self.code[self.mover[rows]]  # (R, T, D)
         j = self.starts.shape[2]
         a_val = np.zeros(code.shape + (j,))
@@ -366,6 +367,8 @@ class TurnKernel:
                        args: tuple[np.ndarray, np.ndarray, np.ndarray], out: np.ndarray, iterations: int = 400) -> None:
         """`terminal`'s values of the rows of `blocks` (`blocks_of`; row r's bank at ``index[r]``) into
         ``out[0]`` (A) and ``out[1]`` (B)."""
+        from . import compiled
+
         c = self.graph.columns
         compiled.terminal_rows(blocks, _plain(index, np.int64), *args, float(self.win_value), self.term_idx, c.start,
                                c.ptr, c.cls, c.prob, c.bust, iterations, out[0], out[1])
@@ -409,6 +412,8 @@ class TurnKernel:
             done = run_on_cluster(CLUSTER[0], self, scores, caps, bank, l0, term_bank, rows)
             if done is not None:
                 return done[0], done[1], None, None
+        from . import compiled  # Numba is imported by the first pass, not with the kernel (reading tables needs none)
+
         d = self.d
         index = _plain(np.arange(len(scores)) if rows is None else rows, np.int64)  # pass row -> table row
         p = len(index)
@@ -470,6 +475,8 @@ class TurnKernel:
 def blocks_of(p: int) -> np.ndarray:
     """Rows 0..p-1 cut into blocks of `compiled.LANES` consecutive rows: (blocks, 2), each block's first row and
     end."""
+    from . import compiled
+
     first = np.arange(0, p, compiled.LANES, dtype=np.int64)
     return np.stack([first, np.minimum(first + compiled.LANES, p)], axis=1)
 

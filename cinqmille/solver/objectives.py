@@ -40,7 +40,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ..errors import CinqmilleError
 from ..rules import Rules
@@ -127,6 +126,8 @@ def average_turn(rules: Rules, graph: KeepGraph | None = None, tol: float = 1e-1
     high = start(0.0)  # no penalty can raise the gain above the plain turn's value
     low = start(-float(penalty)) if penalty else high  # nor lower it below every scoreless turn's penalty
     if high - low > tol:
+        from scipy.optimize import brentq  # imported here: SciPy's optimiser costs a third of a second to import
+
         gain = float(brentq(lambda x: relative(x)[0], low - 1.0, high + 1.0, xtol=tol, rtol=1e-15))
     else:
         gain = high
