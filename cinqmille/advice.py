@@ -207,7 +207,7 @@ def _bank_or_roll(result: "SolveResult", position: Position, exact: bool, assump
     labels = [("bank", None), ("roll", None)] + [("predict", c) for c in block.choices]
     choices = [Choice(win=float(values[j]), loss=0.0, action=labels[j][0], points=labels[j][1],
                       expected=float(expected[j]), bust=None if j == 0 else float(busts[j]))
-               for j in ranking(values, block.tie) if values[j] > float("-inf")]
+               for j in ranking(values, block.tie, block.move(r, t, m)) if values[j] > float("-inf")]
     refusal = None if values[0] > float("-inf") else bank_refusal(rules, position)
     ranked = _with_losses(choices)
     return Advice(rules, position, None, ranked[0].win, ranked, exact, assumptions, refusal=refusal)

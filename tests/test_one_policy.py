@@ -433,3 +433,54 @@ def test_referee_self_play_matches_the_solved_chance(name: str, tmp_path, monkey
     z = (res.win_rate[0] - solved) / std_error(solved, games)
     print(f"{name}: simulated {res.win_rate[0]:.4f}, solved {solved:.4f}, z = {z:+.2f}, {res.seconds:.0f} s")
     assert abs(z) < 3
+
+
+def _check_moves(block, rows: np.ndarray, caps: np.ndarray, dice: int, tie: float) -> int:
+    """Every move a block holds from the solve's pass is optimal for its values (within the tie rule and
+    round-off), it is what `move` answers, and wherever one option is best by a clear margin it is that one.
+    Returns the number of states checked."""
+    checked = 0
+    for r, cap in zip(rows, caps):
+        t = np.repeat(np.arange(int(cap) + 2), dice)
+        m = np.tile(np.arange(1, dice + 1), int(cap) + 2)
+        rr = np.full(len(t), r)
+        stored = np.take(block.move_v.reshape(-1), block._cell(rr, t, m))
+        assert (stored >= -1).all()
+        took = stored >= 0
+        values = block.moves(rr, t, m)[took]
+        chosen = stored[took].astype(np.int64)
+        top = values.max(axis=1)
+        mine = values[np.arange(len(chosen)), chosen]
+        assert (mine >= top - tie - 1e-12).all(), "a move of the pass is not among the best options"
+        second = np.sort(values, axis=1)[:, -2] if values.shape[1] > 1 else top - 1
+        clear = top - second > 1e-9
+        assert (chosen[clear] == np.argmax(values[clear], axis=1)).all()
+        assert (block.move(rr, t, m)[took] == chosen).all()
+        checked += int(took.sum())
+    return checked
+
+
+@pytest.mark.parametrize("name", ["prediction", "prediction+exact", "rule_of_50+last_round", "take_over"])
+def test_the_tables_moves_are_the_solves_own(name: str) -> None:
+    """σ: the two-player table holds the move the solve's pass took at every state it decided (bank, roll,
+    which announcement), each optimal for the table's values; past the cap under reach the terminal move."""
+    result = solve(rules_from_dict(SMALL[name]))
+    table = result.policy.complete()
+    rows = np.arange(0, len(table.cap), 7)
+    assert _check_moves(table, rows, table.cap[rows], result.rules.dice, 0.0) > 1000
+    assert (table.move_v >= 0).mean() > 0.9  # only overshoot layers (exact) are left to the rule
+
+
+def test_the_seat_tables_moves_are_the_solves_own() -> None:
+    """σ for three players: the rows the advice and the engine's table read hold the pass's moves, optimal for
+    the mover within `kernel.TIE`."""
+    from cinqmille.solver.kernel import TIE
+    from cinqmille.solver.n_player import seat_rows
+
+    result = solve(rules_from_dict({"name": "sigma3", "goal": 1000, "opening": 300, "prediction": True}), players=3)
+    scores = result.grid.scores
+    for a in scores[::3]:
+        others = np.stack(np.meshgrid(scores[::2], scores[::2], indexing="ij"), axis=-1).reshape(-1, 2)
+        block = seat_rows(result, int(a), others)
+        rows = np.arange(len(others))
+        assert _check_moves(block, rows, block.cap, result.rules.dice, TIE) > 0

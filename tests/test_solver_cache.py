@@ -204,6 +204,9 @@ def _policy_forgeries(rules_spec: dict) -> dict:
                                             "roll": np.where(np.isfinite(a["bank"]), a["bank"], a["roll"])},
         "roll values of a late row nudged": lambda a: {"roll": _nudge_last(a["roll"])},
         "bust values reversed": lambda a: {"bust": a["bust"][::-1].copy()},
+        "a move of 7": lambda a: {"move": np.full_like(a["move"], 7)},
+        "moves flipped": lambda a: {"move": np.where(a["move"] == 0, 1, np.where(a["move"] == 1, 0, a["move"])
+                                                     ).astype(np.int8)},
     }
 
 

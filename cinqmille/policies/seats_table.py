@@ -54,6 +54,7 @@ class SeatsTable(LazyGroups, TurnRows):
     docstring)."""
 
     group_size = SEATS_GROUP
+    move_v: np.ndarray  # (layers, D) int8: every state's move, as the solve's pass took it (never None here)
 
     def __init__(self, rules: Rules, scores: np.ndarray, caps: np.ndarray, value: np.ndarray, move: np.ndarray,
                  announce: np.ndarray | None, choices: tuple[int, ...], period: int, source: SolveResult | None = None,
@@ -70,10 +71,9 @@ class SeatsTable(LazyGroups, TurnRows):
         base = np.concatenate([[0], np.cumsum(per_mover)[:-1]]).astype(np.int64)
         offset = (base[:, None] + np.arange(per)[None, :] * (self.mover_caps + 2)[:, None]).reshape(-1)
         cap = np.repeat(self.mover_caps, per)
-        self.move_v = move  # (layers, D) int8: the move `TurnRows.move` chose
         self.announce_v = announce  # (layers,) int8: index into (0,) + choices of `TurnRows.announcement`
         super().__init__(rules, cap, offset, np.zeros(len(cap)), np.empty((0, rules.dice)), np.empty((0, rules.dice)),
-                         None, None, choices, period, ready=False, tie=TIE)
+                         None, None, choices, period, ready=False, tie=TIE, move=move)  # move_v: the solve's moves
         self.value_v = value
         self.exact_solve = exact_solve
         self.assumptions = tuple(assumptions)
@@ -242,10 +242,6 @@ class SeatsTable(LazyGroups, TurnRows):
         return self, self.row(position.me // UNIT, *(o // UNIT for o in others))
 
     # -- the decisions, as `TurnRows` chose them --------------------------------------------
-    def move(self, r: Any, t: Any, m: Any) -> np.ndarray:
-        """The move `TurnRows.move` chose: 0 bank, 1 roll plainly, 2 + j announce `choices[j]`."""
-        return np.take(self.move_v.reshape(-1), self._cell(r, t, m)).astype(np.int64)
-
     def announcement(self, r: Any, t: Any) -> np.ndarray:
         """Points announced before rolling the last two dice, 0 to roll them plainly (as `TurnRows` chose)."""
         r = np.asarray(r)

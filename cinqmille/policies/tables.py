@@ -29,7 +29,7 @@ from ..solver.policy import PolicyTable
 from .seats_table import SeatsTable
 
 #: The format of each kind of table file (raised when its arrays change).
-FORMAT = {"pair": 3, "seats": 2}
+FORMAT = {"pair": 4, "seats": 3}
 #: The metadata of a cached policy table and the type of each field (checked on loading).
 TABLE_META = {"format": int, "period": int, "exact": bool, "assumptions": list}
 #: Tables kept in memory (the oldest is dropped first).
@@ -60,15 +60,19 @@ def table_spec(rules: Rules, players: int = 2) -> cache.TableSpec:
 def _pair_spec(rules: Rules) -> cache.TableSpec:
     arrays: dict[str, tuple[tuple[int, ...] | None, str]] = {
         "scores": (None, "int64"), "caps": (None, "int64"), "bust": (None, "float64"),
-        "bank": (None, "float64"), "roll": (None, "float64"), "choices": (None, "int64")}
+        "bank": (None, "float64"), "roll": (None, "float64"), "move": (None, "int8"), "choices": (None, "int64")}
     if rules.prediction:
         arrays.update(plain=(None, "float64"), predict=(None, "float64"))
 
     def check(found: Mapping[str, np.ndarray]) -> str | None:
         s, d = len(found["scores"]), rules.dice
         rows = int(((found["caps"] + 2) * s).sum())
-        if found["bank"].shape != (rows, d) or found["roll"].shape != (rows, d) or len(found["bust"]) != len(found["caps"]) * s:
+        if (found["bank"].shape != (rows, d) or found["roll"].shape != (rows, d) or found["move"].shape != (rows, d)
+                or len(found["bust"]) != len(found["caps"]) * s):
             return "arrays of inconsistent shapes"
+        move, v = found["move"], len(found["choices"])
+        if move.min(initial=0) < -1 or move.max(initial=0) > 1 + v or (v and (np.delete(move, 1, axis=1) > 1).any()):
+            return "array 'move' holds moves outside -1 (none), 0 (bank), 1 (roll), 2 + j (announce, two dice only)"
         for name in ("bust", "roll") + (("plain", "predict") if "plain" in found else ()):
             x = found[name]
             if not np.isfinite(x).all() or (x < 0).any() or (x > 1).any():

@@ -109,9 +109,11 @@ def weigh(ab: np.ndarray, chosen: np.ndarray, alike: np.ndarray, ptr: np.ndarray
 @JIT
 def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, bank_b: np.ndarray, l0: np.ndarray,
                   won: float, term_idx: np.ndarray, start: np.ndarray, ptr: np.ndarray, cls: np.ndarray,
-                  prob: np.ndarray, bust: np.ndarray, iterations: int, out_a: np.ndarray, out_b: np.ndarray) -> None:
-    """(A, B) of the states past the cap (reach), ``out_*[row, parity, m - 1]``, for the rows of `blocks`
-    (pairs ``first, end`` of at most LANES rows; row r's bank is that of row ``index[r]``).
+                  prob: np.ndarray, bust: np.ndarray, iterations: int, out_a: np.ndarray, out_b: np.ndarray,
+                  out_move: np.ndarray) -> None:
+    """(A, B) of the states past the cap (reach), ``out_*[row, parity, m - 1]``, and the move taken there
+    (``out_move``: 0 bank, 1 roll), for the rows of `blocks` (pairs ``first, end`` of at most LANES rows; row
+    r's bank is that of row ``index[r]``).
 
     States (parity, m); keep k from parity ``par`` leads to ``term_idx[par, k]``
     (the parity after its points, or the WIN slot ``period * D``; BUST is the
@@ -131,6 +133,7 @@ def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, ban
     pick = np.zeros(LANES, dtype=np.int64)
     roll = np.zeros((2, LANES))
     done = np.zeros(LANES, dtype=np.bool_)
+    take = np.zeros((n, LANES), dtype=np.bool_)
     for first, end in blocks:
         w = end - first
         tab[:, :, :] = 0.0
@@ -149,7 +152,10 @@ def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, ban
                     for lane in range(w):
                         r = index[first + lane]
                         lr = l0[first + lane]
-                        if bank_a[r, par, m] + bank_b[r, par, m] * lr >= roll[0, lane] + roll[1, lane] * lr:
+                        banked = bank_a[r, par, m] + bank_b[r, par, m] * lr >= roll[0, lane] + roll[1, lane] * lr
+                        if not done[lane]:
+                            take[s, lane] = banked
+                        if banked:
                             new[s, 0, lane], new[s, 1, lane] = bank_a[r, par, m], bank_b[r, par, m]
                         else:
                             new[s, 0, lane], new[s, 1, lane] = roll[0, lane], roll[1, lane]
@@ -171,6 +177,7 @@ def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, ban
                 for m in range(d):
                     out_a[first + lane, par, m] = tab[par * d + m, 0, lane]
                     out_b[first + lane, par, m] = tab[par * d + m, 1, lane]
+                    out_move[first + lane, par, m] = 0 if take[par * d + m, lane] else 1
 
 
 #: Codes of a bank in the tables of `fill_banks` besides a new score (>= 0): a bust, a win, not allowed.
@@ -235,14 +242,18 @@ def fill_banks(index: np.ndarray, first: int, w: int, top: np.ndarray, lo: int, 
 def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: np.ndarray, scores: np.ndarray,
               caps: np.ndarray, code: np.ndarray, crow: np.ndarray, src_a: np.ndarray, src_b: np.ndarray,
               srow: np.ndarray, passing: bool, l0: np.ndarray, term_a: np.ndarray,
-              term_b: np.ndarray, tpad: int, exact: bool, period: int, tie: float, won: float,
+              term_b: np.ndarray, term_move: np.ndarray, moves: np.ndarray, tpad: int, exact: bool, period: int,
+              tie: float, won: float,
               base: np.ndarray, win: np.ndarray, start: np.ndarray, ptr: np.ndarray, cls: np.ndarray,
               prob: np.ndarray, bust: np.ndarray,
               p_units: np.ndarray, p_next: np.ndarray, p_win: np.ndarray, p_start: np.ndarray,
               p_ptr: np.ndarray, p_cls: np.ndarray, p_prob: np.ndarray, p_bust: np.ndarray, dice: int) -> None:
     """One backward pass for the rows of `blocks` (pairs ``first, end`` of at most LANES rows, best of
     similar caps): the turn start's columns in ``begin[row]`` (J + 1: the stored seats' A, then B), and
-    every state's in ``table[row]`` (size, J + 1) unless `table` has no rows. Row r reads `l0` and `term_*`
+    every state's in ``table[row]`` (size, J + 1) unless `table` has no rows, and with it, unless `moves` has
+    no rows, the move each state takes in ``moves[row, state]`` (σ: 0 bank, 1 roll plainly, 2 + j announce
+    the j-th choice; past the cap under reach the terminal move ``term_move[row, parity, m - 1]``; -1 where
+    there is no decision: an overshoot, WIN, BUST). Row r reads `l0` and `term_*`
     at r, `scores`, `caps` and the bank at ``index[r]`` (a pass over some rows of a level reads their banks
     where they are). The banks of a block are gathered a few layers at a time (`fill_banks`: what `code`,
     `crow`, `src_*`, `srow` and `passing` say) as the layers go down.
@@ -285,6 +296,8 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
     take = np.zeros(LANES, dtype=np.bool_)
     live = np.zeros(LANES, dtype=np.bool_)
     banks = np.zeros((BANK_LAYERS, d, cols, LANES))
+    told_at = np.zeros(LANES, dtype=np.int64)  # the announcement taken with two dice (-1: rolled plainly)
+    keep_moves = len(moves) > 0
     reach = 0  # the most layers a plain keep moves up
     for k in range(len(base)):
         reach = max(reach, base[k] // d)  # the block's bank (A..., B) at (t, m) of a few layers
@@ -315,6 +328,13 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
                         r = first + lane
                         par = (scores[index[r]] + t) % period
                         ab[s, 0, lane], ab[s, jb, lane] = term_a[r, par, m], term_b[r, par, m]
+                    if keep_moves:
+                        moves[first + lane, s] = -1 if exact else term_move[first + lane,
+                                                                            (scores[index[first + lane]] + t) % period, m]
+        if keep_moves:
+            for lane in range(w):
+                for s in range((span + 1) * d, size):
+                    moves[first + lane, s] = -1
         for lane in range(w):
             ab[win_slot, 0, lane] = won
             ab[bust_slot, jb, lane] = 1.0
@@ -351,12 +371,14 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
                 choose(v, p_slot, p_start, tie, wide, p_chosen, p_alike, best, pick)
                 for lane in range(wide):
                     best_v[lane] = -np.inf
+                    told_at[lane] = -1
                 for a in range(announcements):  # the first best announcement
                     weigh(ab, p_chosen, p_alike, p_ptr, p_cls, p_prob, p_bust, a, wide, told)
                     for lane in range(wide):
                         told_v = told[0, lane] + told[jb, lane] * lr[lane]
                         if told_v > best_v[lane]:
                             best_v[lane] = told_v
+                            told_at[lane] = a
                             for j in range(cols):
                                 best_told[j, lane] = told[j, lane]
                 for lane in range(wide):
@@ -364,6 +386,8 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
                         for j in range(cols):
                             rolls[1, j, lane] = best_told[j, lane]
                         roll_v[1, lane] = best_v[lane]
+                    else:
+                        told_at[lane] = -1
             for m in range(d):  # bank or roll, lane by lane side by side; past a row's cap its states stay terminal
                 s = off + m
                 here, roll, now = banks[t - lo, m], rolls[m], v[s]
@@ -378,6 +402,11 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
                     for lane in range(wide):
                         if live[lane]:
                             cell[lane] = bank_j[lane] if take[lane] else roll_j[lane]
+                if keep_moves:
+                    for lane in range(wide):
+                        if live[lane]:
+                            told_here = told_at[lane] if m == 1 and announcements and d >= 2 else -1
+                            moves[first + lane, s] = 0 if take[lane] else (1 if told_here < 0 else 2 + told_here)
         for lane in range(w):
             r = first + lane
             for j in range(cols):

@@ -326,6 +326,10 @@ class TurnKernel:
         """Value of rolling at every state, the best announcement included before rolling two dice."""
         return rolled(*self.roll_tables(value, bust))
 
+    def move_table(self, p: int, tmax: int) -> np.ndarray:
+        """An int8 array for the moves of a pass over `p` rows whose largest cap is `tmax` (`run`'s `moves`)."""
+        return np.empty((p, self.tpad_for(tmax), self.d), dtype=np.int8)
+
     def tpad_for(self, tmax: int) -> int:
         """Layers needed so that every keep from a layer below `tmax` lands inside the table."""
         return tmax + self.graph.max_units + self.period + 1
@@ -354,7 +358,8 @@ class TurnKernel:
         if bank is None and (bank_a == self.win_value).all():
             return np.full((p, self.period, self.d), self.win_value), np.zeros((p, self.period, self.d))
         out = np.empty((2, p, self.period, self.d))
-        self._terminal_rows(blocks_of(p), np.arange(p), self._terminal_args(bank_a, bank_b, l0), out, iterations)
+        self._terminal_rows(blocks_of(p), np.arange(p), self._terminal_args(bank_a, bank_b, l0), out,
+                            np.empty((p, self.period, self.d), dtype=np.int8), iterations)
         return out[0], out[1]
 
     @staticmethod
@@ -363,29 +368,29 @@ class TurnKernel:
         """The terminal pass's bank (A, B) and bust values, as the compiled code takes them."""
         return _plain(bank_a, float), _plain(bank_b, float), _plain(l0, float)
 
-    def _terminal_rows(self, blocks: np.ndarray, index: np.ndarray,
-                       args: tuple[np.ndarray, np.ndarray, np.ndarray], out: np.ndarray, iterations: int = 400) -> None:
+    def _terminal_rows(self, blocks: np.ndarray, index: np.ndarray, args: tuple[np.ndarray, np.ndarray, np.ndarray],
+                       out: np.ndarray, out_move: np.ndarray, iterations: int = 400) -> None:
         """`terminal`'s values of the rows of `blocks` (`blocks_of`; row r's bank at ``index[r]``) into
-        ``out[0]`` (A) and ``out[1]`` (B)."""
+        ``out[0]`` (A) and ``out[1]`` (B), and the move taken at each state into `out_move` (0 bank, 1 roll)."""
         from . import compiled
 
         c = self.graph.columns
         compiled.terminal_rows(blocks, _plain(index, np.int64), *args, float(self.win_value), self.term_idx, c.start,
-                               c.ptr, c.cls, c.prob, c.bust, iterations, out[0], out[1])
+                               c.ptr, c.cls, c.prob, c.bust, iterations, out[0], out[1], out_move)
 
     @overload
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable | StartBanks, l0: np.ndarray,
             keep_table: Literal[False] = False, term_bank: Pair | None = None, rows: np.ndarray | None = None,
-            ) -> tuple[np.ndarray, np.ndarray, None, None]: ...
+            moves: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, None, None]: ...
 
     @overload
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable | StartBanks, l0: np.ndarray,
             keep_table: Literal[True], term_bank: Pair | None = None, rows: np.ndarray | None = None,
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
+            moves: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
 
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable | StartBanks, l0: np.ndarray,
             keep_table: bool = False, term_bank: Pair | None = None, rows: np.ndarray | None = None,
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+            moves: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
         """One backward pass for P rows; returns (A, B) of the turn start (0 points, D dice).
 
         Inside `distributed.use_cluster` a pass without `keep_table` over many
@@ -399,7 +404,11 @@ class TurnKernel:
 
         `bank` covers layers 0..max(caps) (the rows need not be sorted). With
         `keep_table`, also returns the full (A, B) tables, shape (P, Tpad, D)
-        (A: (P, Tpad, D, J) with seat values). `term_bank` gives the (A, B) of
+        (A: (P, Tpad, D, J) with seat values), and fills `moves` (if given: int8
+        (P, Tpad, D), `move_table`) with the move the pass took at every state
+        (σ: 0 bank, 1 roll plainly, 2 + j announce ``prediction.choices[j]``;
+        past the cap under reach the terminal move; -1 on an overshoot), so
+        that the policy table holds the solve's own decisions. `term_bank` gives the (A, B) of
         banking past the cap per row (see `terminal`). The rows run in the
         compiled pass (`compiled.turn_rows`) in blocks of `compiled.LANES`
         (fastest when sorted by cap, as the drivers give them), the blocks cut
@@ -437,26 +446,32 @@ class TurnKernel:
         size = tpad * d + 2  # the states, then the win and bust slots
         begin = np.empty((p, j + 1))  # the turn start's stored seats' A, then B
         table = np.empty((p if keep_table else 0, size, j + 1))  # rows first: every state's columns
+        if moves is not None and (not keep_table or moves.shape != (p, tpad, d) or moves.dtype != np.int8
+                                  or not moves.flags.c_contiguous):
+            raise ValueError(f"moves must be a C-contiguous int8 array of shape {(p, tpad, d)} with keep_table")
+        taken = np.empty((0, size), dtype=np.int8) if moves is None else np.empty((p, size), dtype=np.int8)
         l0 = _plain(l0, float)
         terminal = None
         if self.exact:
             term = np.zeros((2, 1, 1, 1))
+            term_move = np.zeros((1, 1, 1), dtype=np.int8)
         else:
             ta, tb = term_bank if term_bank is not None else self.terminal_bank(len(scores))
             term = np.empty((2, p, self.period, d))
+            term_move = np.zeros((p, self.period, d), dtype=np.int8)  # every bank wins: bank
             if term_bank is None and (ta == self.win_value).all():
                 term[0], term[1] = self.win_value, 0.0
             else:
                 terminal = self._terminal_args(ta, tb, l0)
         g, c = self.graph, self.graph.columns
         args = (index, table, begin, _plain(scores, np.int64), caps, *banks, l0, term[0],
-                term[1], tpad, self.exact, self.period, TIE if seats else 0.0,  # seat values: see "Ties"
+                term[1], term_move, taken, tpad, self.exact, self.period, TIE if seats else 0.0,  # "Ties"
                 float(self.win_value), self._base, g.keep_win, c.start, c.ptr, c.cls, c.prob, c.bust, *self._announce,
                 d)
 
         def rows_pass(blocks: np.ndarray) -> None:
             if terminal is not None:
-                self._terminal_rows(blocks, index, terminal, term)
+                self._terminal_rows(blocks, index, terminal, term, term_move)
             compiled.turn_rows(blocks, *args)
 
         blocks = blocks_of(p)
@@ -466,6 +481,8 @@ class TurnKernel:
         elif p:
             rows_pass(blocks)
         a_start = begin[:, :j] if seats else begin[:, 0]
+        if moves is not None:
+            moves[:] = taken[:, : tpad * d].reshape(p, tpad, d)
         if keep_table:
             cells = table[:, : tpad * d].reshape((p, tpad, d, j + 1))
             return a_start, begin[:, j], cells[..., :j] if seats else cells[..., 0], cells[..., j]

@@ -275,7 +275,8 @@ def seat_rows(result: "SolveResult", a: int, others: np.ndarray) -> "TurnRows":
     n = int(caps[0]) + 2
     l0 = pass_dice(w[tuple(rest.T) + (mover,)])[:, 0].copy()
     bank = grid.seat_bank_table(mover, rest, n - 1, w)
-    _, _, ta, tb = kernel.run(mover, caps, bank, l0, keep_table=True)
+    moves = kernel.move_table(k, int(caps.max()))
+    _, _, ta, tb = kernel.run(mover, caps, bank, l0, keep_table=True, moves=moves)
     value = ta[:, :n, :, 0] + tb[:, :n] * l0[:, None, None]
     plain, predict = kernel.roll_tables(value, l0)
     d = rules.dice
@@ -285,4 +286,4 @@ def seat_rows(result: "SolveResult", a: int, others: np.ndarray) -> "TurnRows":
     return TurnRows(rules, caps, offset, l0, bank_v, rolled(plain, predict).reshape(-1, d),
                     None if predict is None else plain[:, :, 1].reshape(-1).copy(),
                     None if predict is None else predict.reshape(-1, predict.shape[-1]), choices, kernel.period,
-                    tie=TIE)
+                    tie=TIE, move=moves[:, :n].reshape(-1, d))

@@ -121,14 +121,15 @@ def tied(values: np.ndarray, top: np.ndarray, tie: float) -> np.ndarray:
     return np.asarray(values == top) if tie == 0.0 else np.asarray(values >= top - tie)
 
 
-def ranking(values: np.ndarray, tie: float = 0.0) -> np.ndarray:
-    """Options from best to worst along the last axis (ties keep their order):
-    ``ranking(v, tie)[..., 0] == best(v, tie)``."""
+def ranking(values: np.ndarray, tie: float = 0.0, chosen: Any = None) -> np.ndarray:
+    """Options from best to worst along the last axis (ties keep their order), the `chosen` one first (by
+    default ``best(v, tie)``; a table's move, `TurnRows.move`, where the solve took it)."""
     values = np.asarray(values)
-    if tie == 0.0:
+    if tie == 0.0 and chosen is None:
         return np.argsort(-values, axis=-1, kind="stable")
-    chosen = np.arange(values.shape[-1]) == best(values, tie)[..., None]
-    return np.asarray(np.lexsort((-values, ~chosen), axis=-1))
+    pick = best(values, tie) if chosen is None else np.asarray(chosen)
+    first = np.arange(values.shape[-1]) == pick[..., None]
+    return np.asarray(np.lexsort((-values, ~first), axis=-1))
 
 
 def keep_key(units: Any, left: Any, win: Any) -> np.ndarray:
@@ -192,7 +193,7 @@ class TurnRows:
     def __init__(self, rules: Rules, cap: np.ndarray, offset: np.ndarray, bust: np.ndarray,
                  bank: np.ndarray, roll: np.ndarray, plain: np.ndarray | None = None,
                  predict: np.ndarray | None = None, choices: tuple[int, ...] = (), period: int = 1,
-                 ready: bool = True, tie: float = 0.0):
+                 ready: bool = True, tie: float = 0.0, move: np.ndarray | None = None):
         self.rules = rules
         self.dice = rules.dice
         self.exact = rules.end == "exact"
@@ -206,6 +207,7 @@ class TurnRows:
         self.predict_v = predict  # (layers, V) or None
         self.choices = tuple(int(c) for c in choices)  # announcements, in points
         self.tie = tie  # values this close are a tie for the player to move (0: exact ties, two players)
+        self.move_v = move  # (layers, D) int8: the move the solve's pass took (σ; -1 where it took none), or None
         self.value_v = np.empty_like(roll)  # (layers, D) value of the state, filled by `_values`
         self._expected: dict[tuple[int, int], TurnExpectation] = {}
         if ready:
@@ -287,7 +289,14 @@ class TurnRows:
 
     # -- the decisions --------------------------------------------------------------------------
     def move(self, r: Any, t: Any, m: Any) -> np.ndarray:
-        """The move: 0 bank, 1 roll plainly, 2 + j announce `choices[j]` and roll."""
+        """The move: 0 bank, 1 roll plainly, 2 + j announce `choices[j]` and roll. It is the one the kernel's
+        pass took (`move_v`, σ) where it took one, else the tie-break rule on the values (`best`: a last turn
+        of a last round, an overshoot)."""
+        if self.move_v is not None:
+            taken = np.take(self.move_v.reshape(-1), self._cell(r, t, m)).astype(np.int64)
+            if (taken >= 0).all():
+                return taken
+            return np.where(taken >= 0, taken, best(self.moves(r, t, m), self.tie))
         return best(self.moves(r, t, m), self.tie)
 
     def banks(self, r: Any, t: Any, m: Any) -> np.ndarray:
@@ -299,7 +308,11 @@ class TurnRows:
         r = np.asarray(r)
         if self.predict_v is None:
             return np.zeros(np.broadcast(r, t).shape, dtype=np.int64)
-        j = best(self.moves(r, t, np.full(r.shape, 2))[..., 1:], self.tie)
+        two = np.full(r.shape, 2)
+        j = best(self.moves(r, t, two)[..., 1:], self.tie)
+        if self.move_v is not None:  # the pass's roll where it rolled (after a bank, the rule says how it would)
+            taken = np.take(self.move_v.reshape(-1), self._cell(r, t, two))
+            j = np.where(taken >= 1, taken - 1, j)
         return np.asarray(np.array((0,) + self.choices, dtype=np.int64)[j])
 
     def keep(self, r: Any, t: Any, units: Any, left: Any, win: Any, doubled: Any = False,
@@ -360,10 +373,11 @@ class TurnRows:
         def join(name: str) -> Any:
             return None if getattr(first, name) is None else np.concatenate([getattr(b, name) for b in blocks])
 
+        moves = None if any(b.move_v is None for b in blocks) else join("move_v")
         return TurnRows(first.rules, np.concatenate([b.cap for b in blocks]),
                         np.concatenate([b.offset + o for b, o in zip(blocks, base)]),
                         np.concatenate([b.bust for b in blocks]), join("bank_v"), join("roll_v"),
-                        join("plain_v"), join("predict_v"), first.choices, first.period, tie=first.tie)
+                        join("plain_v"), join("predict_v"), first.choices, first.period, tie=first.tie, move=moves)
 
 
 @dataclass(frozen=True, eq=False)
@@ -456,7 +470,7 @@ class PolicyTable(LazyGroups, TurnRows):
     def __init__(self, rules: Rules, scores: np.ndarray, caps: np.ndarray, bust: np.ndarray,
                  bank: np.ndarray, roll: np.ndarray, plain: np.ndarray | None, predict: np.ndarray | None,
                  choices: tuple[int, ...], period: int, source: Any = None, exact_solve: bool = True,
-                 assumptions: tuple[str, ...] = ()):
+                 assumptions: tuple[str, ...] = (), move: np.ndarray | None = None):
         s = len(scores)
         self.scores = np.asarray(scores, dtype=np.int64)  # valid banked scores, units
         self.mover_caps = np.asarray(caps, dtype=np.int64)  # (seats * S,) cap of the mover seat * S + ia
@@ -465,7 +479,7 @@ class PolicyTable(LazyGroups, TurnRows):
         self.index = np.full(goal, -1, dtype=np.int64)
         self.index[self.scores] = np.arange(s)
         super().__init__(rules, np.repeat(self.mover_caps, s), _layout(self.scores, self.mover_caps), bust,
-                         bank, roll, plain, predict, choices, period, ready=source is None)
+                         bank, roll, plain, predict, choices, period, ready=source is None, move=move)
         self.exact_solve = exact_solve
         self.assumptions = tuple(assumptions)
         self._source = source  # the SolveResult that computes missing groups (None: the table is complete)
@@ -497,7 +511,8 @@ class PolicyTable(LazyGroups, TurnRows):
                    None if pred is None else np.empty(rows),
                    None if pred is None else np.empty((rows, len(pred.choices))),
                    () if pred is None else tuple(int(c) * UNIT for c in pred.choices),
-                   kernel.period, source=result, exact_solve=result.exact, assumptions=tuple(result.assumptions))
+                   kernel.period, source=result, exact_solve=result.exact, assumptions=tuple(result.assumptions),
+                   move=np.full((rows, d), -1, dtype=np.int8))
 
     def _group(self, g: int) -> None:
         """Compute the rows of group g (a mover's seat and score, `GROUP` opponent scores): one kernel pass."""
@@ -530,14 +545,15 @@ class PolicyTable(LazyGroups, TurnRows):
         b = self.scores[ib]
         l0 = model.bust_value(seats, a, b, w)
         bank = model.bank(seats, a, b, n - 1, w)
+        moves = kernel.move_table(k, cap)
         _, _, ta, tb = kernel.run(a, np.full(k, cap), bank, l0, keep_table=True,
-                                  term_bank=model.terminal_bank(seats, a, b))
+                                  term_bank=model.terminal_bank(seats, a, b), moves=moves)
         value = ta[:, :n] + tb[:, :n] * l0[:, None, None]
         plain, predict = kernel.roll_tables(value, l0)
         start = int(self.offset[rows[0]])
         cells = slice(start, start + k * n)
         out = {"bank_v": (bank.a[:, :n] + bank.b[:, :n] * l0[:, None, None]).reshape(-1, self.dice),
-               "roll_v": rolled(plain, predict).reshape(-1, self.dice)}
+               "roll_v": rolled(plain, predict).reshape(-1, self.dice), "move_v": moves[:, :n].reshape(-1, self.dice)}
         if self.predict_v is not None and predict is not None and self.plain_v is not None:
             out["plain_v"] = plain[:, :, 1].reshape(-1)
             out["predict_v"] = predict.reshape(-1, predict.shape[-1])
@@ -546,8 +562,9 @@ class PolicyTable(LazyGroups, TurnRows):
     def arrays(self) -> dict[str, np.ndarray]:
         """The arrays of the complete table (what the cache stores)."""
         self.complete()
+        assert self.move_v is not None
         out = {"scores": self.scores, "caps": self.mover_caps, "bust": self.bust, "bank": self.bank_v,
-               "roll": self.roll_v, "choices": np.array(self.choices, dtype=np.int64)}
+               "roll": self.roll_v, "move": self.move_v, "choices": np.array(self.choices, dtype=np.int64)}
         if self.plain_v is not None and self.predict_v is not None:
             out.update(plain=self.plain_v, predict=self.predict_v)
         return out
@@ -569,6 +586,7 @@ class PolicyTable(LazyGroups, TurnRows):
             want: dict[str, Any] = {"scores": fresh.scores, "caps": fresh.mover_caps,
                                     "choices": np.array(fresh.choices, dtype=np.int64),
                                     "bust": fresh.bust.shape, "bank": fresh.bank_v.shape, "roll": fresh.roll_v.shape,
+                                    "move": fresh.roll_v.shape,
                                     "plain": () if fresh.plain_v is None else fresh.plain_v.shape,
                                     "predict": () if fresh.predict_v is None else fresh.predict_v.shape}
             why = layout_problem(arrays, period, want, fresh.period)
@@ -576,7 +594,7 @@ class PolicyTable(LazyGroups, TurnRows):
                 raise CorruptTable(why)
         table = cls(rules, arrays["scores"], arrays["caps"], arrays["bust"], arrays["bank"], arrays["roll"],
                     arrays.get("plain"), arrays.get("predict"), tuple(int(c) for c in arrays["choices"]), period,
-                    exact_solve=exact_solve, assumptions=assumptions)
+                    exact_solve=exact_solve, assumptions=assumptions, move=arrays["move"])
         if fresh is not None:
             why = table._sample_problem(fresh, check)
             if why:
@@ -597,7 +615,7 @@ class PolicyTable(LazyGroups, TurnRows):
             rows = self._group_rows(int(g))
             fresh._ready(rows)
             cells = slice(int(self.offset[rows[0]]), int(self.offset[rows[-1]] + self.cap[rows[-1]] + 2))
-            for name in ("bank_v", "roll_v", "plain_v", "predict_v", "value_v"):
+            for name in ("bank_v", "roll_v", "plain_v", "predict_v", "value_v", "move_v"):
                 mine, theirs = getattr(self, name), getattr(fresh, name)
                 if mine is not None and differs(mine[cells], theirs[cells]):
                     return f"its rows of group {int(g)} differ from the kernel's ({name[:-2]})"

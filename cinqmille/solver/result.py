@@ -216,8 +216,9 @@ class SolveResult:
         block, r = self.spot(position)
         t, m = position.turn // UNIT, position.hand(rules)
         values = np.array([block.bank(r, t, m), block.roll(r, t, m)])
-        actions = ("bank", "roll")  # the tie-break order
-        return [Option(win=float(values[j]), action=actions[j]) for j in ranking(values, block.tie)
+        actions = ("bank", "roll")  # the tie-break order; the table's move first
+        chosen = np.minimum(block.move(r, t, m), 1)
+        return [Option(win=float(values[j]), action=actions[j]) for j in ranking(values, block.tie, chosen)
                 if values[j] > -np.inf]
 
     def keep_options(self, position: Position, roll: str | tuple[int, ...]) -> list[Option]:
