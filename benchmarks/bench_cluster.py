@@ -5,8 +5,8 @@
 
 The ruleset is solved in this process, then with every pass of `distributed.MIN_ROWS` rows or more sent
 to a local cluster of `--workers` worker processes (one thread each) through `solve --scheduler`'s code
-path (`distributed.use_cluster`). Printed: the turn states, both wall times, the passes sent, the bank
-rows shipped to the workers (MB), each worker's peak memory and compute time (the chunks' own time,
+path (`distributed.use_cluster`). Printed: the turn states, both wall times, the passes sent, the banks
+shipped to the workers (MB), each worker's peak memory and compute time (the chunks' own time,
 measured on the worker) per turn state, and whether the two tables are the same bits. On one machine the
 workers share its cores with the driver, so for sizing a cluster read the per-worker figures, not the
 wall time (docs/solver.md, "Beyond one machine").
@@ -63,12 +63,13 @@ def main() -> None:
     alone = time.perf_counter() - start
 
     shipped, sent = [0], [0]
-    laid = distributed.bank_rows
+    laid = distributed.chunk_banks
 
     def counting(bank: Any, rows: Any) -> Any:
-        table = laid(bank, rows)
-        shipped[0] += table.a.nbytes + table.b.nbytes
-        return table
+        part = laid(bank, rows)
+        shipped[0] += sum(x.nbytes for x in (getattr(part, name, None) for name in
+                                              ("a", "b", "code", "starts", "mover", "others")) if x is not None)
+        return part
 
     real = distributed.run_on_cluster
 
@@ -77,7 +78,7 @@ def main() -> None:
         sent[0] += done is not None
         return done
 
-    distributed.bank_rows = counting  # type: ignore[assignment]
+    distributed.chunk_banks = counting  # type: ignore[assignment]
     distributed.run_on_cluster = sending  # type: ignore[assignment]
     distributed._run_chunk = _timed_chunk  # type: ignore[assignment]  # pickled by value: timed on the worker
     with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, host="127.0.0.1",
@@ -91,7 +92,7 @@ def main() -> None:
     same = np.array_equal(here.values, there.values, equal_nan=True)
     print(f"{rules.goal} points, {args.players} players: {states:,} turn states; in this process {alone:.1f} s, "
           f"on {args.workers} local workers {spread:.1f} s ({sent[0]} passes sent, "
-          f"{shipped[0] / 1e6:,.0f} MB of bank rows shipped, {shipped[0] / states:.1f} bytes a turn state); "
+          f"{shipped[0] / 1e6:,.1f} MB of banks shipped, {shipped[0] / states:.1f} bytes a turn state); "
           f"same bits: {same}")
     for i, (peak, busy) in enumerate(figures):
         print(f"  worker {i}: peak {peak:,.0f} MB, chunks {busy:.1f} s of CPU, "

@@ -8,9 +8,12 @@ the worker builds the ruleset's kernel once (kept per ruleset in the
 worker's process) and runs the same compiled pass over its chunk. Each
 row's arithmetic does not depend on the chunk it is in, so a distributed
 solve gives the same bits as one in this process (a test checks it for
-two, three and four players). What travels: per pass, each chunk's rows of
-the level's bank table, its bust values, and back its (A, B); the solve's
-turn-start values stay with the driver, which gathers the levels.
+two, three and four players). What travels: per pass, each chunk's bust
+values and its banks (`chunk_banks`: where the pass reads them from the turn
+starts, the turn starts of the chunk's opponents' scores and the bank codes
+of its movers' scores; else its rows of the laid-out bank table), and back
+its (A, B); the solve's turn-start values stay with the driver, which
+gathers the levels.
 
 Needs the optional `dask` extra (`pip install 'cinqmille[dask]'`).
 """
@@ -45,13 +48,25 @@ def _worker_kernel(rules: Rules, win_value: float) -> TurnKernel:
         return _KERNELS[key]
 
 
-def _run_chunk(rules: Rules, win_value: float, scores: np.ndarray, caps: np.ndarray, bank_a: np.ndarray,
-               bank_b: np.ndarray, l0: np.ndarray, term: Pair | None) -> tuple[np.ndarray, np.ndarray]:
+def chunk_banks(bank: BankTable | StartBanks, rows: np.ndarray) -> BankTable | StartBanks:
+    """What a chunk of rows needs of a pass's banks: read from the turn starts (`StartBanks`), the codes of its
+    movers' scores and the turn starts of its opponents' scores only (a few MB: the arrays the pass reads, so
+    the same bits); a laid-out `BankTable`, its rows."""
+    if isinstance(bank, StartBanks):
+        movers, mover = np.unique(bank.mover[rows], return_inverse=True)
+        others, other = np.unique(bank.others[rows], return_inverse=True)
+        return StartBanks(np.ascontiguousarray(bank.code[movers]), np.ascontiguousarray(bank.starts[others]),
+                          mover.astype(np.int64).reshape(-1), other.astype(np.int64).reshape(-1), bank.win_value,
+                          bank.per_seat)
+    return bank_rows(bank, rows)
+
+
+def _run_chunk(rules: Rules, win_value: float, scores: np.ndarray, caps: np.ndarray, bank: BankTable | StartBanks,
+               l0: np.ndarray, term: Pair | None) -> tuple[np.ndarray, np.ndarray]:
     """On a worker: the compiled pass over one chunk of rows, in the worker's own process."""
     ON_WORKER.on = True  # a worker in the driver's process (threads) must not send the chunk on again
     try:
-        a, b, _, _ = _worker_kernel(rules, win_value).run(scores, caps, BankTable(bank_a, bank_b), l0,
-                                                          term_bank=term)
+        a, b, _, _ = _worker_kernel(rules, win_value).run(scores, caps, bank, l0, term_bank=term)
     finally:
         ON_WORKER.on = False
     return a, b
@@ -72,9 +87,8 @@ def run_on_cluster(client: Any, kernel: TurnKernel, scores: np.ndarray, caps: np
     for k, chunk in enumerate(cuts):
         term = None if term_bank is None else (np.ascontiguousarray(term_bank[0][chunk]),
                                                np.ascontiguousarray(term_bank[1][chunk]))
-        laid = bank_rows(bank, chunk)
         futures.append(client.submit(_run_chunk, kernel.rules, kernel.win_value, scores[chunk], caps[chunk],
-                                     laid.a, laid.b, l0[starts[k]:starts[k + 1]], term, pure=False))
+                                     chunk_banks(bank, chunk), l0[starts[k]:starts[k + 1]], term, pure=False))
     parts = client.gather(futures)
     return np.concatenate([x[0] for x in parts]), np.concatenate([x[1] for x in parts])
 
