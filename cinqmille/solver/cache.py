@@ -218,7 +218,8 @@ def vouched(path: Path, meta: Mapping[str, Any]) -> bool:
     """Whether the table file at `path` is the very file `vouch` recorded, unchanged since (then the callers
     skip their sample of rows recomputed by the kernel)."""
     try:
-        found = json.loads(_vouch_path(path).read_text()[:10_000])
+        with open(_vouch_path(path), encoding="utf-8") as handle:
+            found = json.loads(handle.read(10_000))  # a record is a few hundred characters
         return bool(meta.get("checksum")) and found == _identity(path, meta)
     except (OSError, ValueError):
         return False
