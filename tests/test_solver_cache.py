@@ -354,3 +354,18 @@ def test_a_forged_table_with_a_stale_vouch_is_refused(cache_dir: Path, monkeypat
     with pytest.warns(UserWarning, match="not the game's solution"):
         again = solve(rules)
     assert again.first_player_win == pytest.approx(good.first_player_win, abs=1e-12)
+
+
+def test_a_vouch_that_is_not_a_regular_file_is_ignored(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A FIFO (or a directory) where a table's vouch should be is no vouch: the table is sampled, nothing blocks."""
+    import os
+
+    rules = rules_from_dict(TINY, "tiny")
+    solve(rules)
+    path = cache.cache_path(rules, "win")
+    record = cache._vouch_path(path)
+    record.unlink()
+    os.mkfifo(record)
+    calls = _count_samples(monkeypatch)
+    solve(rules)
+    assert calls == [1]

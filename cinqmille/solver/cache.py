@@ -218,7 +218,10 @@ def vouched(path: Path, meta: Mapping[str, Any]) -> bool:
     """Whether the table file at `path` is the very file `vouch` recorded, unchanged since (then the callers
     skip their sample of rows recomputed by the kernel)."""
     try:
-        with open(_vouch_path(path), encoding="utf-8") as handle:
+        record = _vouch_path(path)
+        if not stat.S_ISREG(os.stat(record).st_mode):  # a FIFO there would block the open
+            return False
+        with open(record, encoding="utf-8") as handle:
             found = json.loads(handle.read(10_000))  # a record is a few hundred characters
         return bool(meta.get("checksum")) and found == _identity(path, meta)
     except (OSError, ValueError):
