@@ -1468,8 +1468,8 @@ def _forge(draw: st.DrawFn, table: Cached) -> tuple[dict[str, np.ndarray], dict[
         new = a.copy()
         cell = draw(st.integers(0, a.size - 1))
         value = draw(st.sampled_from([7, -1, 2, 1.5, np.nan] + ([np.inf] if name != "bank" else [])))
-        if a.dtype.kind != "f" and not np.isfinite(value):
-            value = -1
+        if a.dtype.kind != "f" and not (np.isfinite(value) and float(value).is_integer()):
+            value = -1  # an integer array cannot hold it (1.5 would become the valid move 1)
         new.reshape(-1)[cell] = value
     elif how == "reshape" and a.size > 1:
         new = a.reshape(-1).copy()[: a.size - 1]

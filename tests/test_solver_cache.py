@@ -369,3 +369,25 @@ def test_a_vouch_that_is_not_a_regular_file_is_ignored(cache_dir: Path, monkeypa
     calls = _count_samples(monkeypatch)
     solve(rules)
     assert calls == [1]
+
+
+def test_a_forged_move_that_is_not_the_best_is_refused(cache_dir: Path) -> None:
+    """One move of a cached two-player table changed to another legal move that is worse for the table's own
+    values (outside the sampled rows) is refused: every move must be a best option of its state."""
+    from cinqmille.policies import tables
+
+    rules = rules_from_dict({"goal": 1000, "opening": 150}, "forge-move")
+    tables.forget()
+    good = tables.policy_table(rules, 2)
+    path = tables.table_path(rules, 2)
+    arrays = _arrays(path)
+    move, bank, roll = arrays["move"], arrays["bank"], arrays["roll"]
+    clear = np.flatnonzero(((move == 0) & (bank > roll + 1e-6)).reshape(-1))
+    cell = clear[len(clear) // 2]  # a bank clearly better than rolling, turned into a roll
+    forged = move.copy()
+    forged.reshape(-1)[cell] = 1
+    _reforge(path, tables.table_spec(rules, 2), {"move": forged})
+    tables.forget()
+    with pytest.warns(UserWarning, match="not the best for the table's values"):
+        again = tables.policy_table(rules, 2)
+    assert np.array_equal(again.move_v, good.move_v)

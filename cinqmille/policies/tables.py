@@ -73,6 +73,12 @@ def _pair_spec(rules: Rules) -> cache.TableSpec:
         move, v = found["move"], len(found["choices"])
         if move.min(initial=0) < -1 or move.max(initial=0) > 1 + v or (v and (np.delete(move, 1, axis=1) > 1).any()):
             return "array 'move' holds moves outside -1 (none), 0 (bank), 1 (roll), 2 + j (announce, two dice only)"
+        # the pass takes a move at every state but an overshoot (the last layer of each row, under exact)
+        overshoot = np.zeros(rows, dtype=bool)
+        if rules.end == "exact":
+            overshoot[np.cumsum(np.repeat(found["caps"] + 2, s)) - 1] = True
+        if (move[overshoot] != -1).any() or (move[~overshoot] < 0).any():
+            return "array 'move' has no move where the solve took one (or one on an overshoot)"
         for name in ("bust", "roll") + (("plain", "predict") if "plain" in found else ()):
             x = found[name]
             if not np.isfinite(x).all() or (x < 0).any() or (x > 1).any():
@@ -80,6 +86,17 @@ def _pair_spec(rules: Rules) -> cache.TableSpec:
         bank = found["bank"]
         if np.isnan(bank).any() or (bank > 1).any() or ((bank < 0) & (bank != -np.inf)).any():
             return "array 'bank' holds values outside [0, 1]"
+        # every move the solve took is a best option for the table's own values (so a forged move is refused
+        # unless it swaps two options of the same value, where it changes nothing)
+        chosen = np.where(move == 0, bank, found["roll"])
+        if "plain" in found:
+            plain = move[:, 1] == 1
+            chosen[plain, 1] = found["plain"][plain]
+            told = move[:, 1] >= 2
+            chosen[told, 1] = found["predict"][told, move[told, 1] - 2]
+        decided = move >= 0
+        if (chosen[decided] < np.maximum(bank, found["roll"])[decided] - 1e-12).any():
+            return "array 'move' holds a move that is not the best for the table's values"
         return None
 
     return cache.TableSpec.of(rules, "policy", "win", 2, arrays, check)
