@@ -136,14 +136,10 @@ class SeatsTable(LazyGroups, TurnRows):
         return slice(start, start + k * n), out
 
     def _sample_problem(self, result: SolveResult) -> str | None:
-        """Why this complete table is not the one of `result`: moves outside their enumeration, turn starts
-        that are not the result's chances, or a sample of groups recomputed that differs (None when it is)."""
-        d, v = self.dice, len(self.choices)
-        move, announce = self.move_v, self.announce_v
-        if move.min(initial=0) < 0 or move.max(initial=0) > 1 + v or (v and (np.delete(move, 1, axis=1) > 1).any()):
-            return "array 'move' holds moves outside 0 (bank), 1 (roll), 2 + j (announce, two dice only)"
-        if announce is not None and (announce.min(initial=0) < 0 or announce.max(initial=0) > v):
-            return "array 'announce' holds announcements outside the ruleset's"
+        """Why this complete table is not the one of `result` (its moves' enumeration is checked on reading,
+        `tables.table_spec`): turn starts that are not the result's chances, or a sample of groups recomputed
+        that differs (None when it is)."""
+        d = self.dice
         s = len(self.scores)
         r = np.arange(len(self.cap))
         start = self.value(r, np.zeros_like(r), np.full(len(r), d))

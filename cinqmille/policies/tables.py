@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import CinqmilleError
 from ..rules import Rules, content_key, load_rules
 from ..solver import cache
-from ..solver.policy import PolicyTable
+from ..solver.policy import PolicyTable, move_problem
 from .seats_table import SeatsTable
 
 #: The format of each kind of table file (raised when its arrays change).
@@ -70,9 +70,10 @@ def _pair_spec(rules: Rules) -> cache.TableSpec:
         if (found["bank"].shape != (rows, d) or found["roll"].shape != (rows, d) or found["move"].shape != (rows, d)
                 or len(found["bust"]) != len(found["caps"]) * s):
             return "arrays of inconsistent shapes"
-        move, v = found["move"], len(found["choices"])
-        if move.min(initial=0) < -1 or move.max(initial=0) > 1 + v or (v and (np.delete(move, 1, axis=1) > 1).any()):
-            return "array 'move' holds moves outside -1 (none), 0 (bank), 1 (roll), 2 + j (announce, two dice only)"
+        move = found["move"]
+        why = move_problem(move, len(found["choices"]), none=True)
+        if why:
+            return why
         # the pass takes a move at every state but an overshoot (the last layer of each row, under exact)
         overshoot = np.zeros(rows, dtype=bool)
         if rules.end == "exact":
@@ -114,6 +115,12 @@ def _seats_spec(rules: Rules, players: int) -> cache.TableSpec:
         layers = int(((found["caps"] + 2) * s ** (players - 1)).sum())
         if found["value"].shape != (layers, d) or found["move"].shape != (layers, d):
             return "arrays of inconsistent shapes"
+        why = move_problem(found["move"], len(found["choices"]))
+        if why:
+            return why
+        announce = found.get("announce")
+        if announce is not None and (announce.min(initial=0) < 0 or announce.max(initial=0) > len(found["choices"])):
+            return "array 'announce' holds announcements outside the ruleset's"
         v = found["value"]
         if not np.isfinite(v).all() or (v < 0).any() or (v > 1).any():
             return "array 'value' holds values outside [0, 1]"

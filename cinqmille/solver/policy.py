@@ -132,6 +132,17 @@ def ranking(values: np.ndarray, tie: float = 0.0, chosen: Any = None) -> np.ndar
     return np.asarray(np.lexsort((-values, ~first), axis=-1))
 
 
+def move_problem(move: np.ndarray, announcements: int, none: bool = False) -> str | None:
+    """Why an array of moves (layers, D) read back from a file is not one (None when it is): a code outside
+    0 bank, 1 roll, 2 + j announce (with two dice only), and -1 (no move) where `none` allows it."""
+    low = -1 if none else 0
+    if (move.min(initial=0) < low or move.max(initial=0) > 1 + announcements
+            or (announcements and (np.delete(move, 1, axis=1) > 1).any())):
+        return (f"array 'move' holds moves outside {'-1 (none), ' if none else ''}0 (bank), 1 (roll), 2 + j "
+                f"(announce, two dice only)")
+    return None
+
+
 def keep_key(units: Any, left: Any, win: Any) -> np.ndarray:
     """Tie-break rank of keeps (larger first): an instant win, then more points, then more dice left."""
     units, left, win = np.broadcast_arrays(np.asarray(units), np.asarray(left), np.asarray(win, dtype=bool))
@@ -309,10 +320,12 @@ class TurnRows:
         if self.predict_v is None:
             return np.zeros(np.broadcast(r, t).shape, dtype=np.int64)
         two = np.full(r.shape, 2)
-        j = best(self.moves(r, t, two)[..., 1:], self.tie)
-        if self.move_v is not None:  # the pass's roll where it rolled (after a bank, the rule says how it would)
-            taken = np.take(self.move_v.reshape(-1), self._cell(r, t, two))
-            j = np.where(taken >= 1, taken - 1, j)
+        if self.move_v is None:
+            j = best(self.moves(r, t, two)[..., 1:], self.tie)
+        else:  # the pass's roll where it rolled (after a bank, the rule says how it would roll)
+            taken = np.take(self.move_v.reshape(-1), self._cell(r, t, two)).astype(np.int64)
+            j = taken - 1 if (taken >= 1).all() else np.where(taken >= 1, taken - 1,
+                                                               best(self.moves(r, t, two)[..., 1:], self.tie))
         return np.asarray(np.array((0,) + self.choices, dtype=np.int64)[j])
 
     def keep(self, r: Any, t: Any, units: Any, left: Any, win: Any, doubled: Any = False,
