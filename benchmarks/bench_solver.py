@@ -54,17 +54,21 @@ def cold_solve(spec, players: int = 2, env: dict | None = None) -> dict:
 
 
 def compile_cost() -> None:
-    """A tiny solve with an empty Numba cache (the kernel compiled), then again (read from that cache): the
-    difference is the first run's compile cost."""
+    """The first-run compile cost: a solve with an empty Numba cache (the kernel compiled), then again (read
+    from that cache), the difference; for the default ruleset (`standard`: what a first `advise` compiles) and
+    for a tiny ruleset with announcements and the rule of 50 (a second version of the pass, and the terminal
+    states' iteration: every compiled function)."""
     import os
     import tempfile
 
     tiny = {"goal": 500, "opening": 150, "prediction": True, "rule_of_50": True}
-    with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
-        first = cold_solve(tiny, env=env)["seconds"]
-        again = statistics.median(cold_solve(tiny, env=env)["seconds"] for _ in range(3))
-    print(f"compile: first run {first:.2f} s, cached {again:.2f} s (median of 3): compile cost {first - again:.2f} s")
+    for name, spec in (("standard", "standard"), ("tiny, every function", tiny)):
+        with tempfile.TemporaryDirectory() as cache:
+            env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+            first = cold_solve(spec, env=env)["seconds"]
+            again = statistics.median(cold_solve(spec, env=env)["seconds"] for _ in range(3))
+        print(f"compile ({name}): first run {first:.2f} s, cached {again:.2f} s (median of 3): "
+              f"compile cost {first - again:.2f} s")
 
 
 def report(name: str, runs: list[dict]) -> None:

@@ -23,8 +23,30 @@ order; ``bust`` the column's bust chance.
 
 from __future__ import annotations
 
+import sys
+import types
+
 import numpy as np
 from numba import njit
+
+
+def _array_maths_without_scipy_linalg() -> None:
+    """Import Numba's array maths, which checks once that SciPy's BLAS imports (for ``np.dot``, which nothing
+    here uses), without importing the whole of ``scipy.linalg`` for that check (0.15 s, a tenth of a two-player
+    solve): during the import that module's name stands for an empty module, and is then forgotten, so that a
+    later ``np.dot`` compiled anywhere imports the real one (`numba.np.linalg.ensure_blas`)."""
+    name = "scipy.linalg.cython_blas"
+    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules or name in sys.modules:
+        return
+    sys.modules[name] = stand_in = types.ModuleType(name)
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        if sys.modules.get(name) is stand_in:
+            del sys.modules[name]
+
+
+_array_maths_without_scipy_linalg()
 
 #: Compiled once and cached on disk (`cache`), run without the GIL (`nogil`) so that threads share a pass.
 JIT = njit(cache=True, nogil=True, error_model="numpy", boundscheck=False)
@@ -33,6 +55,26 @@ JIT = njit(cache=True, nogil=True, error_model="numpy", boundscheck=False)
 LANES = 64
 #: Layers of bank values gathered at once for a block (`fill_banks`): they stay in the core's cache.
 BANK_LAYERS = 16
+
+
+# The working arrays of a pass are made here, in NumPy, and handed to the compiled functions: NumPy's
+# allocations compiled inside them would each be compiled anew on a machine's first run (a second apiece).
+def terminal_work(n: int, classes: int) -> tuple[np.ndarray, ...]:
+    """`terminal_rows`' working arrays for `n` states (parity, m) and `classes` roll classes."""
+    return (np.zeros((n + 2, 2, LANES)), np.zeros((n, 2, LANES)), np.zeros((n + 2, LANES)), np.zeros((2, LANES)),
+            np.zeros(LANES), np.zeros((classes, LANES), dtype=np.int64), np.zeros(LANES, dtype=np.int64),
+            np.zeros(classes, dtype=np.int64), np.zeros((n, LANES), dtype=np.bool_), np.zeros(LANES, dtype=np.bool_))
+
+
+def turn_work(size: int, cols: int, dice: int, keeps: int, classes: int, p_keeps: int,
+              p_classes: int) -> tuple[np.ndarray, ...]:
+    """`turn_rows`' working arrays for `size` slots of `cols` columns, `keeps` plain keeps in `classes` roll
+    classes and `p_keeps` announced keeps in `p_classes`."""
+    return (np.zeros((size, cols, LANES)), np.zeros((BANK_LAYERS, dice, cols, LANES)), np.zeros((dice, cols, LANES)),
+            np.zeros((size, LANES)), np.zeros((dice + 2 * cols + 3, LANES)), np.zeros((3, LANES), dtype=np.int64),
+            np.zeros((classes, LANES), dtype=np.int64), np.zeros((p_classes, LANES), dtype=np.int64),
+            np.zeros(keeps, dtype=np.int64), np.zeros(classes, dtype=np.int64), np.zeros(p_keeps, dtype=np.int64),
+            np.zeros(p_classes, dtype=np.int64), np.zeros((2, LANES), dtype=np.bool_))
 
 
 @JIT
@@ -58,14 +100,14 @@ def choose(v: np.ndarray, slot: np.ndarray, start: np.ndarray, tie: float, w: in
                     x = row[lane]
                     b = best[lane]
                     pick[lane] = s if x >= b else pick[lane]
-                    best[lane] = max(x, b)
+                    best[lane] = b if b > x else x  # max(x, b), as Python's
         else:  # one sweep: the last keep within `tie` of the best so far is the last within `tie` of the best
             for k in range(k0 + 1, k1):
                 s = slot[k]
                 row = v[s]
                 for lane in range(w):
                     x = row[lane]
-                    b = max(best[lane], x)
+                    b = x if x > best[lane] else best[lane]  # max(best[lane], x), as Python's
                     best[lane] = b
                     pick[lane] = s if x >= b - tie else pick[lane]
         out = chosen[c]
@@ -110,10 +152,10 @@ def weigh(ab: np.ndarray, chosen: np.ndarray, alike: np.ndarray, ptr: np.ndarray
 def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, bank_b: np.ndarray, l0: np.ndarray,
                   won: float, term_idx: np.ndarray, start: np.ndarray, ptr: np.ndarray, cls: np.ndarray,
                   prob: np.ndarray, bust: np.ndarray, iterations: int, out_a: np.ndarray, out_b: np.ndarray,
-                  out_move: np.ndarray) -> None:
+                  out_move: np.ndarray, work: tuple[np.ndarray, ...]) -> None:
     """(A, B) of the states past the cap (reach), ``out_*[row, parity, m - 1]``, and the move taken there
     (``out_move``: 0 bank, 1 roll), for the rows of `blocks` (pairs ``first, end`` of at most LANES rows; row
-    r's bank is that of row ``index[r]``).
+    r's bank is that of row ``index[r]``), in the working arrays `work` (`terminal_work`).
 
     States (parity, m); keep k from parity ``par`` leads to ``term_idx[par, k]``
     (the parity after its points, or the WIN slot ``period * D``; BUST is the
@@ -124,16 +166,7 @@ def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, ban
     """
     per, d = bank_a.shape[1], bank_a.shape[2]
     n = per * d
-    tab = np.zeros((n + 2, 2, LANES))
-    new = np.zeros((n, 2, LANES))
-    v = np.zeros((n + 2, LANES))
-    chosen = np.zeros((len(start) - 1, LANES), dtype=np.int64)
-    alike = np.zeros(len(start) - 1, dtype=np.int64)
-    best = np.zeros(LANES)
-    pick = np.zeros(LANES, dtype=np.int64)
-    roll = np.zeros((2, LANES))
-    done = np.zeros(LANES, dtype=np.bool_)
-    take = np.zeros((n, LANES), dtype=np.bool_)
+    tab, new, v, roll, best, chosen, pick, alike, take, done = work
     for first, end in blocks:
         w = end - first
         tab[:, :, :] = 0.0
@@ -165,8 +198,8 @@ def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, ban
                     continue
                 da = db = 0.0
                 for s in range(n):
-                    da = max(da, abs(new[s, 0, lane] - tab[s, 0, lane]))
-                    db = max(db, abs(new[s, 1, lane] - tab[s, 1, lane]))
+                    ea, eb = abs(new[s, 0, lane] - tab[s, 0, lane]), abs(new[s, 1, lane] - tab[s, 1, lane])
+                    da, db = ea if ea > da else da, eb if eb > db else db
                     tab[s, 0, lane], tab[s, 1, lane] = new[s, 0, lane], new[s, 1, lane]
                 done[lane] = da + db < 1e-15
                 settled = settled and done[lane]
@@ -203,7 +236,7 @@ def fill_banks(index: np.ndarray, first: int, w: int, top: np.ndarray, lo: int, 
     for lane in range(w):
         r = index[first + lane]
         cr, sr = crow[r], srow[r]
-        for t in range(lo, min(hi, top[lane]) + 1):
+        for t in range(lo, (hi if hi < top[lane] else top[lane]) + 1):
             before = BANK_NONE - 1
             for m in range(d):
                 c = code[cr, t, 0 if one_code else m]
@@ -246,8 +279,7 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
               tie: float, won: float,
               base: np.ndarray, win: np.ndarray, start: np.ndarray, ptr: np.ndarray, cls: np.ndarray,
               prob: np.ndarray, bust: np.ndarray,
-              p_units: np.ndarray, p_next: np.ndarray, p_win: np.ndarray, p_start: np.ndarray,
-              p_ptr: np.ndarray, p_cls: np.ndarray, p_prob: np.ndarray, p_bust: np.ndarray, dice: int) -> None:
+              announced: tuple[np.ndarray, ...] | None, dice: int, work: tuple[np.ndarray, ...]) -> None:
     """One backward pass for the rows of `blocks` (pairs ``first, end`` of at most LANES rows, best of
     similar caps): the turn start's columns in ``begin[row]`` (J + 1: the stored seats' A, then B), and
     every state's in ``table[row]`` (size, J + 1) unless `table` has no rows, and with it, unless `moves` has
@@ -263,10 +295,15 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
     worth `won` to the mover, BUST is B = 1. Then the layers below the row's
     cap (``t < cap``, or ``t <= cap`` under exact), from the top down. The
     plain keep k leads from layer t to ``base[k] + t * D`` (WIN if ``win[k]``);
-    an announcement's keep (the `p_*` arrays, none without prediction) to
-    ``2 (t + p_units)``, folded by `period` past the table (reach) or BUST
-    (exact). A row's arithmetic is its own (one lane): the same whichever rows
-    share its block or its call.
+    an announcement's keep (`announced`: the arrays ``p_units, p_next, p_win,
+    p_start, p_ptr, p_cls, p_prob, p_bust`` of `Prediction`, or None without
+    prediction) to ``2 (t + p_units)``, folded by `period` past the table
+    (reach) or BUST (exact). A row's arithmetic is its own (one lane): the same
+    whichever rows share its block or its call.
+
+    Without prediction `announced` is None and Numba prunes the announcements'
+    code before typing it (`if announced is not None`): a ruleset without them
+    compiles a smaller pass (a version of its own, cached beside the other).
     """
     cols = begin.shape[1]
     jb = cols - 1  # B's column
@@ -275,32 +312,18 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
     size = tpad * d + 2
     win_slot, bust_slot = size - 2, size - 1
     last = tpad - 1
-    announcements = len(p_ptr) - 1
-    ab = np.zeros((size, cols, LANES))
-    v = np.zeros((size, LANES))
-    slot = np.zeros(len(base), dtype=np.int64)
-    chosen = np.zeros((len(start) - 1, LANES), dtype=np.int64)
-    alike = np.zeros(len(start) - 1, dtype=np.int64)
-    p_slot = np.zeros(len(p_units), dtype=np.int64)
-    p_chosen = np.zeros((len(p_start) - 1, LANES), dtype=np.int64)
-    p_alike = np.zeros(len(p_start) - 1, dtype=np.int64)
-    best = np.zeros(LANES)
-    pick = np.zeros(LANES, dtype=np.int64)
-    rolls = np.zeros((d, cols, LANES))
-    roll_v = np.zeros((d, LANES))
-    told = np.zeros((cols, LANES))
-    best_told = np.zeros((cols, LANES))
-    best_v = np.zeros(LANES)
-    lr = np.zeros(LANES)
-    top = np.zeros(LANES, dtype=np.int64)
-    take = np.zeros(LANES, dtype=np.bool_)
-    live = np.zeros(LANES, dtype=np.bool_)
-    banks = np.zeros((BANK_LAYERS, d, cols, LANES))
-    told_at = np.zeros(LANES, dtype=np.int64)  # the announcement taken with two dice (-1: rolled plainly)
+    announcements = 0
+    if announced is not None:
+        announcements = len(announced[4]) - 1
+    ab, banks, rolls, v, lanes_f, lanes_i, chosen, p_chosen, slot, alike, p_slot, p_alike, flags = work
+    roll_v, told, best_told = lanes_f[:d], lanes_f[d:d + cols], lanes_f[d + cols:d + 2 * cols]
+    best, best_v, lr = lanes_f[d + 2 * cols], lanes_f[d + 2 * cols + 1], lanes_f[d + 2 * cols + 2]
+    pick, top, told_at = lanes_i[0], lanes_i[1], lanes_i[2]  # told_at: the announcement taken with two dice (-1: none)
+    take, live = flags[0], flags[1]
     keep_moves = len(moves) > 0
     reach = 0  # the most layers a plain keep moves up
     for k in range(len(base)):
-        reach = max(reach, base[k] // d)  # the block's bank (A..., B) at (t, m) of a few layers
+        reach = base[k] // d if base[k] // d > reach else reach  # the block's bank (A..., B) at (t, m) of a few layers
     for first, end in blocks:
         w = end - first
         high = -1
@@ -308,10 +331,10 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
             r = first + lane
             lr[lane] = l0[r]
             top[lane] = caps[index[r]] if exact else caps[index[r]] - 1
-            high = max(high, top[lane])
+            high = top[lane] if top[lane] > high else high
         # the layers this block reads: up to its top layer's largest keep (all, for a kept table or announcements,
         # whose keeps fold into the table's last layers)
-        span = tpad - 1 if len(table) or announcements else min(tpad - 1, high + reach)
+        span = tpad - 1 if len(table) or announcements else (high + reach if high + reach < tpad - 1 else tpad - 1)
         used = (span + 1) * d
         for i in range(used + 2):
             s = i if i < used else size - 2 + (i - used)  # then the WIN and BUST slots
@@ -348,7 +371,7 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
             if t < lo:  # the banks of the next few layers down, gathered for the block's lanes
                 lo = t - t % BANK_LAYERS
                 fill_banks(index, first, w, top, lo, t, code, crow, src_a, src_b, srow, passing, won, banks)
-            wide = 0  # the lanes up to the last one whose row has layer t (all of a block sorted by cap)
+            wide = w - w  # (an int64, not a literal 0: one compiled `choose` and `weigh`) the lanes up to the last one whose row has layer t (all of a block sorted by cap)
             for lane in range(w):
                 if top[lane] >= t:
                     wide = lane + 1
@@ -359,7 +382,8 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
                 weigh(ab, chosen, alike, ptr, cls, prob, bust, m, wide, rolls[m])
                 for lane in range(wide):
                     roll_v[m, lane] = rolls[m, 0, lane] + rolls[m, jb, lane] * lr[lane]
-            if announcements and d >= 2:
+            if announced is not None and announcements and d >= 2:
+                p_units, p_next, p_win, p_start, p_ptr, p_cls, p_prob, p_bust = announced
                 for k in range(len(p_units)):
                     target = 2 * (t + p_units[k])
                     if p_win[k]:

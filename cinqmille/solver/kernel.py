@@ -278,10 +278,7 @@ class TurnKernel:
         base = g.keep_units * self.d + (g.keep_next - 1)  # the state a plain keep leads to from layer 0
         self._base = np.ascontiguousarray(base, dtype=np.int64)
         pr = self.prediction
-        none = np.zeros(0, dtype=np.int64)
-        one = np.zeros(1, dtype=np.int64)
-        self._announce = ((none, none, np.zeros(0, dtype=bool), one, one, none, np.zeros(0), np.zeros(0))
-                          if pr is None else
+        self._announce = (None if pr is None else
                           (pr.keep_units.astype(np.int64), pr.keep_next.astype(np.int64), pr.keep_win.astype(bool),
                            pr.columns.start, pr.columns.ptr, pr.columns.cls, pr.columns.prob, pr.columns.bust))
         parity = np.arange(self.period)[:, None]
@@ -376,7 +373,8 @@ class TurnKernel:
 
         c = self.graph.columns
         compiled.terminal_rows(blocks, _plain(index, np.int64), *args, float(self.win_value), self.term_idx, c.start,
-                               c.ptr, c.cls, c.prob, c.bust, iterations, out[0], out[1], out_move)
+                               c.ptr, c.cls, c.prob, c.bust, iterations, out[0], out[1], out_move,
+                               compiled.terminal_work(self.period * self.d, len(c.start) - 1))
 
     @overload
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable | StartBanks, l0: np.ndarray,
@@ -466,13 +464,17 @@ class TurnKernel:
         g, c = self.graph, self.graph.columns
         args = (index, table, begin, _plain(scores, np.int64), caps, *banks, l0, term[0],
                 term[1], term_move, taken, tpad, self.exact, self.period, TIE if seats else 0.0,  # "Ties"
-                float(self.win_value), self._base, g.keep_win, c.start, c.ptr, c.cls, c.prob, c.bust, *self._announce,
+                float(self.win_value), self._base, g.keep_win, c.start, c.ptr, c.cls, c.prob, c.bust, self._announce,
                 d)
+
+        told = self._announce
+        shape = (size, j + 1, d, len(self._base), len(c.start) - 1, 0 if told is None else len(told[0]),
+                 0 if told is None else len(told[3]) - 1)
 
         def rows_pass(blocks: np.ndarray) -> None:
             if terminal is not None:
                 self._terminal_rows(blocks, index, terminal, term, term_move)
-            compiled.turn_rows(blocks, *args)
+            compiled.turn_rows(blocks, *args, compiled.turn_work(*shape))
 
         blocks = blocks_of(p)
         threads = _threads() if int((caps[index] + 1).sum()) >= THREAD_WORK else 1
