@@ -4,6 +4,8 @@ the brute force where the pass has its special cases, and the same bits whatever
 from __future__ import annotations
 
 import multiprocessing
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -180,3 +182,21 @@ def test_a_forked_child_runs_passes_on_threads(monkeypatch: pytest.MonkeyPatch) 
     got = queue.get(timeout=120)
     child.join(timeout=60)
     assert child.exitcode == 0 and got == here
+
+
+def test_the_kernel_loads_without_scipy_linalg_and_numba_keeps_its_blas() -> None:
+    """A fresh process's solve does not import scipy.linalg (Numba's BLAS check is met by a stand-in that is then
+    forgotten), and Numba still compiles ``np.dot`` afterwards, reading the real BLAS."""
+    script = (
+        "import sys, numpy as np\n"
+        "from cinqmille.rules import rules_from_dict\n"
+        "from cinqmille.solver import compute\n"
+        "assert compute(rules_from_dict({'goal': 500, 'opening': 150})).first_player_win > 0.5\n"
+        "print('linalg' if 'scipy.linalg' in sys.modules else 'no linalg')\n"
+        "print('stand-in' if 'scipy.linalg.cython_blas' in sys.modules else 'forgotten')\n"
+        "import numba\n"
+        "dot = numba.njit(lambda x, y: np.dot(x, y))\n"
+        "print(dot(np.arange(3.0), np.ones(3)), 'scipy.linalg.cython_blas' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[:3] == ["no linalg", "forgotten", "3.0 True"]
