@@ -92,24 +92,16 @@ def choose(v: np.ndarray, slot: np.ndarray, start: np.ndarray, tie: float, w: in
         for lane in range(w):
             best[lane] = row[lane]
             pick[lane] = s0
-        if tie == 0.0:
-            for k in range(k0 + 1, k1):
-                s = slot[k]
-                row = v[s]
-                for lane in range(w):
-                    x = row[lane]
-                    b = best[lane]
-                    pick[lane] = s if x >= b else pick[lane]
-                    best[lane] = b if b > x else x  # max(x, b), as Python's
-        else:  # one sweep: the last keep within `tie` of the best so far is the last within `tie` of the best
-            for k in range(k0 + 1, k1):
-                s = slot[k]
-                row = v[s]
-                for lane in range(w):
-                    x = row[lane]
-                    b = x if x > best[lane] else best[lane]  # max(best[lane], x), as Python's
-                    best[lane] = b
-                    pick[lane] = s if x >= b - tie else pick[lane]
+        # one sweep: the last keep within `tie` of the best so far is the last within `tie` of the best (with
+        # tie 0: the last of the best)
+        for k in range(k0 + 1, k1):
+            s = slot[k]
+            row = v[s]
+            for lane in range(w):
+                x = row[lane]
+                b = x if x > best[lane] else best[lane]  # max(best[lane], x), as Python's
+                best[lane] = b
+                pick[lane] = s if x >= b - tie else pick[lane]
         out = chosen[c]
         first = pick[0]
         same = 0
