@@ -125,6 +125,29 @@ def test_threads_and_row_subsets_give_the_same_bits(spec: dict, seats: bool, mon
     assert np.array_equal(picked[0], alone[0][rows]) and np.array_equal(picked[1], alone[1][rows])
 
 
+
+
+def test_a_threaded_pass_hands_the_compiled_code_c_contiguous_arrays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every array a pass on several threads hands to the compiled functions is C-contiguous, as a pass on one
+    thread's are (another layout would compile a second version of the pass on a machine's first run)."""
+    kernel, (a, caps, bank, l0) = random_pass({"base": "standard", "rule_of_50": True}, 301)
+    layouts: list[bool] = []
+
+    def recording(real):  # type: ignore[no-untyped-def]
+        def call(*args):  # type: ignore[no-untyped-def]
+            arrays = [x for x in args if isinstance(x, np.ndarray)]
+            arrays += [x for t in args if isinstance(t, tuple) for x in t if isinstance(x, np.ndarray)]
+            layouts.extend(bool(x.flags.c_contiguous) for x in arrays)
+            return real(*args)
+        return call
+
+    monkeypatch.setattr(compiled, "turn_rows", recording(compiled.turn_rows))
+    monkeypatch.setattr(compiled, "terminal_rows", recording(compiled.terminal_rows))
+    monkeypatch.setattr(kernel_module, "THREAD_WORK", 0)
+    kernel.run(a, caps, bank, l0, keep_table=True)
+    assert len(layouts) > 60 and all(layouts)
+
+
 @pytest.mark.parametrize("spec, seats", PASSES)
 def test_banks_read_from_the_turn_starts_give_the_bits_of_their_table(spec: dict, seats: bool) -> None:
     """A pass whose banks are read from the turn starts (`StartBanks`, what the solves use) and one over the same

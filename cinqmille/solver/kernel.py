@@ -285,6 +285,7 @@ class TurnKernel:
         fault = np.broadcast_to(self.bank.fault(parity), parity.shape)
         ok = self.bank.hand_ok(np.arange(1, self.d + 1))[None, :]
         self._terminal_bank = (np.where(ok, np.where(fault, 0.0, win_value), NEG), np.where(ok & fault, 1.0, 0.0))
+        self._all_win_past_cap = bool((self._terminal_bank[0] == win_value).all())  # then nothing to iterate there
         # terminal sub-model (reach only): states (parity, m), successors by parity shift
         if not self.exact:
             nterm = self.period * self.d
@@ -454,12 +455,12 @@ class TurnKernel:
             term = np.zeros((2, 1, 1, 1))
             term_move = np.zeros((1, 1, 1), dtype=np.int8)
         else:
-            ta, tb = term_bank if term_bank is not None else self.terminal_bank(len(scores))
             term = np.empty((2, p, self.period, d))
             term_move = np.zeros((p, self.period, d), dtype=np.int8)  # every bank wins: bank
-            if term_bank is None and (ta == self.win_value).all():
+            if term_bank is None and self._all_win_past_cap:
                 term[0], term[1] = self.win_value, 0.0
             else:
+                ta, tb = term_bank if term_bank is not None else self.terminal_bank(len(scores))
                 terminal = self._terminal_args(ta, tb, l0)
         g, c = self.graph, self.graph.columns
         args = (index, table, begin, _plain(scores, np.int64), caps, *banks, l0, term[0],
@@ -479,7 +480,8 @@ class TurnKernel:
         blocks = blocks_of(p)
         threads = _threads() if int((caps[index] + 1).sum()) >= THREAD_WORK else 1
         if threads > 1 and len(blocks) > 1:  # rows sorted by cap: every thread takes one block in `threads`
-            list(_POOL[0][0].map(rows_pass, [blocks[i::threads] for i in range(threads)]))
+            # (each share C-contiguous, as a single block is: one compiled version of the pass, not two)
+            list(_POOL[0][0].map(rows_pass, [np.ascontiguousarray(blocks[i::threads]) for i in range(threads)]))
         elif p:
             rows_pass(blocks)
         a_start = begin[:, :j] if seats else begin[:, 0]
@@ -493,11 +495,18 @@ class TurnKernel:
 
 def blocks_of(p: int) -> np.ndarray:
     """Rows 0..p-1 cut into blocks of `compiled.LANES` consecutive rows: (blocks, 2), each block's first row and
-    end."""
-    from . import compiled
+    end (one array per `p`, made once: not to be written)."""
+    found = _BLOCKS.get(p)
+    if found is None:
+        from . import compiled
 
-    first = np.arange(0, p, compiled.LANES, dtype=np.int64)
-    return np.stack([first, np.minimum(first + compiled.LANES, p)], axis=1)
+        first = np.arange(0, p, compiled.LANES, dtype=np.int64)
+        found = np.stack([first, np.minimum(first + compiled.LANES, p)], axis=1)
+        _BLOCKS[p] = found
+    return found
+
+
+_BLOCKS: dict[int, np.ndarray] = {}
 
 
 def _plain(x: Any, dtype: Any) -> np.ndarray:

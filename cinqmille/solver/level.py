@@ -222,6 +222,7 @@ def solve_level(kernel: TurnKernel, level: LevelTurns, tol: float) -> LevelSolut
     previous = np.full(p, np.inf)
     residual, passes = 0.0, 0
     active = np.arange(p)  # sorted, so still by cap descending
+    last_seat = np.eye(1, n, k)
 
     def bust_of(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
         s = succ[rows]
@@ -244,7 +245,7 @@ def solve_level(kernel: TurnKernel, level: LevelTurns, tol: float) -> LevelSolut
         big_a, big_b[active], _, _ = kernel.run(a, caps, bank, bust[:, 0].copy(), term_bank=level.term_bank,
                                                 rows=active)
         passes += 1
-        full_a[active] = every_seat(big_a.reshape(len(active), k)) - big_b[active, None] * np.eye(1, n, k)
+        full_a[active] = every_seat(big_a.reshape(len(active), k)) - big_b[active, None] * last_seat
         here[active] = full_a[active, :k] + big_b[active, None] * bust
         res = np.abs(here[active] - value[active]).max(axis=1)
         worst = np.zeros(int(component.max()) + 1)

@@ -47,4 +47,5 @@ def passed(w_next: np.ndarray) -> np.ndarray:
 
 def rotate(full: np.ndarray, steps: int = 1) -> np.ndarray:
     """Full seat vectors (every seat) of a state `steps` passes later, seen from this state's order."""
-    return np.roll(full, steps, axis=-1)
+    steps %= full.shape[-1]
+    return full if not steps else np.concatenate([full[..., -steps:], full[..., :-steps]], axis=-1)  # np.roll's

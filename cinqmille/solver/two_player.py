@@ -175,8 +175,13 @@ def level_turns(model: GameModel, seat: np.ndarray, a: np.ndarray, b: np.ndarray
     """
     caps = model.caps(seat, a)
     nxt = model.bust_next(seat, a, b)
-    pos = {(int(s), int(x), int(y)): i for i, (s, x, y) in enumerate(zip(seat, a, b))}
-    succ = np.array([pos.get((int(k), int(x), int(y)), -1) for k, x, y in zip(*nxt)], dtype=np.int64)
+    g = model.grid.goal
+    key = (seat * g + a) * g + b  # a row's (seat, a, b) as one number, to find the row a scoreless turn leads to
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    wanted = (nxt[0] * g + nxt[1]) * g + nxt[2]
+    at = np.minimum(np.searchsorted(sorted_key, wanted), len(key) - 1)
+    succ = np.where(sorted_key[at] == wanted, order[at], -1).astype(np.int64)
     outside = np.where(succ >= 0, 0.0, passed(np.nan_to_num(w[nxt], nan=0.5)))
     guess = np.empty((len(a), 1))
     for k in np.unique(seat):
