@@ -152,7 +152,7 @@ def level_pairs(grid: ScoreGrid, total: int) -> tuple[np.ndarray, np.ndarray]:
     """The pairs (a, b) of valid scores with a + b = total, sorted by a ascending."""
     a = grid.scores[(grid.scores <= total)]
     b = total - a
-    ok = np.array([grid.valid(int(x)) for x in b], dtype=bool) if len(a) else np.zeros(0, bool)
+    ok = np.isin(b, grid.scores)  # `ScoreGrid.valid`: the valid scores are the grid's
     return a[ok], b[ok]
 
 
