@@ -363,7 +363,9 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
             if t < lo:  # the banks of the next few layers down, gathered for the block's lanes
                 lo = t - t % BANK_LAYERS
                 fill_banks(index, first, w, top, lo, t, code, crow, src_a, src_b, srow, passing, won, banks)
-            wide = w - w  # (an int64, not a literal 0: one compiled `choose` and `weigh`) the lanes up to the last one whose row has layer t (all of a block sorted by cap)
+            # the lanes up to the last one whose row has layer t (all of a block sorted by cap); an int64 from
+            # the start, not a literal 0, so that `choose` and `weigh` are compiled once
+            wide = w - w
             for lane in range(w):
                 if top[lane] >= t:
                     wide = lane + 1

@@ -118,6 +118,16 @@ def components(succ: np.ndarray, n: int) -> np.ndarray:
     return np.asarray(connected_components(links, directed=True, connection="weak")[1])
 
 
+def find_rows(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """The row of `keys` (unique, a row's scores as one number) holding each of `wanted`, -1 where none does: the
+    row a scoreless turn leads to."""
+    if not len(keys):
+        return np.full(len(wanted), -1, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    at = np.minimum(np.searchsorted(keys, wanted, sorter=order), len(keys) - 1)
+    return np.where(keys[order[at]] == wanted, order[at], -1).astype(np.int64)
+
+
 def newton_values(full_a: np.ndarray, big_b: np.ndarray, succ: np.ndarray, outside: np.ndarray,
                   rows: np.ndarray) -> np.ndarray:
     """Stored seat values (len(rows), k) solving ``V_i = A_i + B_i L_i`` exactly for `rows` (closed under `succ`).

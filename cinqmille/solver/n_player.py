@@ -58,7 +58,7 @@ import numpy as np
 from ..rules import Rules
 from .grid import ScoreGrid
 from .kernel import TIE, TurnKernel
-from .level import LevelTurns, guess_above, residual_words, solve_level
+from .level import LevelTurns, find_rows, guess_above, residual_words, solve_level
 from .settle import Settled
 from .seats import pass_dice
 from .turns import counted
@@ -114,8 +114,7 @@ def levels(grid: ScoreGrid, players: int, pending_only: bool = False) -> list[tu
         for j in range(players):
             code = code * g + level[:, j]
             key = key * g + level[:, (j + 1) % players]
-        sort = np.argsort(code)
-        succ = sort[np.searchsorted(code, key, sorter=sort)]
+        succ = find_rows(code, key)  # a bust rotates the scores: always a row of the level
         out.append((int(total), Level(level, caps, succ)))
     return out
 

@@ -113,7 +113,7 @@ import numpy as np
 from ..rules import Rules
 from .grid import ScoreGrid
 from .kernel import TurnKernel
-from .level import LevelTurns, guess_above, solve_level
+from .level import LevelTurns, find_rows, guess_above, solve_level
 from .seats import passed
 from .turns import GameModel, counted
 
@@ -176,12 +176,7 @@ def level_turns(model: GameModel, seat: np.ndarray, a: np.ndarray, b: np.ndarray
     caps = model.caps(seat, a)
     nxt = model.bust_next(seat, a, b)
     g = model.grid.goal
-    key = (seat * g + a) * g + b  # a row's (seat, a, b) as one number, to find the row a scoreless turn leads to
-    order = np.argsort(key, kind="stable")
-    sorted_key = key[order]
-    wanted = (nxt[0] * g + nxt[1]) * g + nxt[2]
-    at = np.minimum(np.searchsorted(sorted_key, wanted), len(key) - 1)
-    succ = np.where(sorted_key[at] == wanted, order[at], -1).astype(np.int64)
+    succ = find_rows((seat * g + a) * g + b, (nxt[0] * g + nxt[1]) * g + nxt[2])  # rows (seat, a, b) as numbers
     outside = np.where(succ >= 0, 0.0, passed(np.nan_to_num(w[nxt], nan=0.5)))
     guess = np.empty((len(a), 1))
     for k in np.unique(seat):
