@@ -35,12 +35,12 @@ from __future__ import annotations
 import re
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .position import Position, PositionError
 from .rules import Rules
-from .rules.bank import UNIT
-from .words import number_word, reduction_words, threat_words
+from .rules.bank import UNIT, BankRules
+from .words import number_word, players_words, reduction_words, threat_words
 
 if TYPE_CHECKING:  # keep start-up light: the solver is imported by the caller
     from .solver import SolveResult
@@ -98,6 +98,29 @@ class Choice:
         return out
 
 
+#: The kinds of figure: the game's own chance solved exactly; solved exactly but for chasing cycles settled
+#: within a stated bound; estimated by playing the game out, with a margin; the figure of the ruleset with a rule
+#: left out (not this ruleset's chance); none (the game cannot be played out here: only the decision is given).
+FigureKind = Literal["exact", "settled", "estimated", "relaxed", "none"]
+
+
+@dataclass(frozen=True)
+class Figure:
+    """How the chances of an answer were obtained: their kind, their margin, and each seat's chance."""
+
+    kind: FigureKind
+    margin: float = 0.0  # settled: the bound on every figure; estimated: the largest 95 % half-width
+    seats: tuple[float, ...] | None = None  # each seat's chance (playing order from the mover), where known
+    games: int = 0  # estimated: the games played from each start
+    players: int = 2  # the players of the game
+    table: int = 2  # the players of the table whose decisions are played
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"kind": self.kind, "margin": self.margin, "seats": None if self.seats is None else list(self.seats),
+                "games": self.games, "players": self.players, "table": self.table, "how": figure_words(self)}
+
+
 @dataclass(frozen=True)
 class Advice:
     """The answer to one decision: options best first, the position's value and a sentence."""
@@ -110,6 +133,7 @@ class Advice:
     exact: bool
     assumptions: tuple[str, ...]
     refusal: str | None = None  # why banking is not an option (bank-or-roll decision)
+    figure: Figure = Figure("exact")
 
     @property
     def best(self) -> Choice | None:
@@ -143,12 +167,27 @@ class Advice:
                                "best": options[0] if options else None, "options": options}
         if self.roll is not None:
             out["bust"] = self.bust
-        out.update(sentence=self.sentence, exact=self.exact, assumptions=list(self.assumptions))
-        return out
+        out.update(sentence=self.sentence, exact=self.exact, assumptions=list(self.assumptions),
+                   figure=self.figure.as_dict())
+        return json_safe(out)
 
 
 def advise(result: "SolveResult", position: Position, roll: str | tuple[int, ...] | None = None) -> Advice:
-    """Rank the options of `position` (bank or roll), or of the keeps of `roll` (raises `PositionError`)."""
+    """Rank the options of `position` (bank or roll), or of the keeps of `roll` (raises `PositionError`).
+
+    The ranking is the table's decision. At a table larger than the solved one,
+    the decision is the smaller table's, and every chance is this game's,
+    estimated by playing it out (`_this_game`).
+    """
+    advice = _decide(result, position, roll)
+    players = 2 if position.others is None else len(position.others) + 1
+    if players > result.players:
+        return _this_game(advice, players, result.players)
+    return replace(advice, figure=_solved_figure(advice, result))
+
+
+def _decide(result: "SolveResult", position: Position, roll: str | tuple[int, ...] | None) -> Advice:
+    """The options of the table read, ranked by its decision, with its figures."""
     rules = result.rules
     exact, assumptions = result.exact, tuple(result.assumptions)
     if position.others is not None and len(position.others) > result.players - 1:
@@ -192,6 +231,100 @@ def advise(result: "SolveResult", position: Position, roll: str | tuple[int, ...
     ranked = _with_losses(choices)  # keep_choices ranks them
     win = ranked[0].win if ranked else float(block.bust[r])
     return Advice(rules, position, faces, win, ranked, exact, assumptions)
+
+
+def _solved_figure(advice: Advice, result: "SolveResult") -> Figure:
+    """The figure of an answer read from the table of its own game: exact, settled within a bound, or relaxed."""
+    pos = advice.position
+    players = result.players
+    seats: tuple[float, ...] | None = None
+    if players == 2:
+        seats = (advice.win, 1.0 - advice.win)
+    elif pos.turn == 0 and advice.roll is None and pos.offer is None and pos.target is None \
+            and pos.others is not None and pos.hand(advice.rules) == advice.rules.dice:
+        key = tuple(x // UNIT for x in (pos.me, *pos.others))
+        first = [float(x) for x in result.values[key]]
+        seats = (*first, 1.0 - sum(first))
+    if advice.exact:
+        return Figure("exact", seats=seats, players=players, table=players)
+    if any(_RULE_OFF.match(a) or "needs a score history" in a for a in advice.assumptions):
+        return Figure("relaxed", seats=seats, players=players, table=players)
+    bound = max((float(x) for a in advice.assumptions for x in _BOUND.findall(a)), default=result.residual)
+    return Figure("settled", margin=max(bound, result.residual), seats=seats, players=players, table=players)
+
+
+def _this_game(advice: Advice, players: int, table: int) -> Advice:
+    """An answer of a game of `players` read from the table of `table` players: the table's decision, and every
+    chance this game's, estimated by playing the game out from each option (`simulation.estimate`); where the
+    simulator cannot play the ruleset, no chance at all (kind "none")."""
+    from .simulation.estimate import Start, estimate, why_not
+
+    rules, pos = advice.rules, advice.position
+    assert pos.others is not None
+    if why_not(rules, players) is not None:
+        nan = float("nan")
+        options = tuple(replace(o, win=nan, loss=nan, bank=None if o.bank is None else nan,
+                                roll=None if o.roll is None else nan) for o in advice.options)
+        return replace(advice, win=nan, options=options, figure=Figure("none", players=players, table=table))
+    banking = BankRules.of(rules)
+    me, others = pos.me // UNIT, tuple(o // UNIT for o in pos.others)
+    passed = Start((me, *others), 1)  # a bust, an overshoot: the next player's turn
+
+    def banked(t: int) -> Start | None:  # None: the bank wins the game
+        _, new, wins = banking.outcome(me, t)
+        return None if bool(wins) else Start((int(new), *others), 1)
+
+    def start(then: str | None, turn: int, dice: int | None) -> Start | None:
+        t = turn // UNIT
+        if then == "bank":
+            return banked(t)
+        if then == "roll":
+            return Start((me, *others), 0, t, dice)
+        if then == "win":
+            return None
+        return passed  # "bust": past the goal
+
+    wanted: list[tuple[int, str, Start | None]] = []  # (option, field, start)
+    for i, o in enumerate(advice.options):
+        if advice.roll is None:
+            wanted.append((i, "win", start(o.action, pos.turn, pos.hand(rules))))
+            continue
+        wanted.append((i, "win", start(o.then, o.turn or 0, o.dice)))
+        if o.then in ("bank", "roll"):
+            for name in ("bank", "roll"):
+                if getattr(o, name) is not None:
+                    wanted.append((i, name, start(name, o.turn or 0, o.dice)))
+    starts = sorted({w[2] for w in wanted if w[2] is not None} | ({passed} if not advice.options else set()),
+                    key=repr)
+    found = dict(zip(starts, estimate(rules, players, starts)))
+    won = (1.0,) + (0.0,) * (players - 1)
+
+    def seats_of(s: Start | None) -> tuple[float, ...]:
+        return won if s is None else found[s].seats
+
+    chances = list(advice.options)
+    for i, name, s in wanted:
+        value = seats_of(s)[0]
+        o = chances[i]
+        chances[i] = replace(o, win=value) if name == "win" else \
+            replace(o, bank=value) if name == "bank" else replace(o, roll=value)
+    ranked = _with_losses(chances)
+    best = seats_of(next((w[2] for w in wanted if w[0] == 0 and w[1] == "win"), passed))
+    margin = max((e.margin for e in found.values()), default=0.0)
+    return replace(advice, win=best[0], options=ranked,
+                   figure=Figure("estimated", margin=margin, seats=best, games=max(
+                       (e.games for e in found.values()), default=0), players=players, table=table))
+
+
+def json_safe(value: Any) -> Any:
+    """`value` with every NaN float (a figure that is not given) as None (JSON's null)."""
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
 
 
 def _bank_or_roll(result: "SolveResult", position: Position, exact: bool, assumptions: tuple[str, ...]) -> Advice:
@@ -278,11 +411,56 @@ def faces_words(faces: tuple[int, ...]) -> str:
     return "-".join(map(str, faces))
 
 
+def figure_words(figure: Figure) -> str:
+    """How the chances of an answer were obtained, in a player's words.
+
+    >>> figure_words(Figure("estimated", margin=0.0091, games=10_000, players=5, table=3))
+    "estimated: 10,000 games of five players played out from here, everyone making the three-player game's decisions; each chance within 0.9 points either way (95 %)"
+    """
+    if figure.kind == "exact":
+        return f"exact: the game of {players_words(figure.players)} solved"
+    if figure.kind == "settled":
+        within = f"{max(figure.margin * 100, 1e-10):.1g}".replace("e-0", "e-")
+        return (f"exact but for a few rare positions where two players' choices chase each other, settled there "
+                f"within {within} points")
+    if figure.kind == "relaxed":
+        return "the chances of this ruleset with a rule left out (see the note), not of this ruleset itself"
+    if figure.kind == "estimated":
+        return (f"estimated: {figure.games:,} games of {players_words(figure.players)} played out from here, everyone "
+                f"making the {number_word(figure.table)}-player game's decisions; each chance within "
+                f"{100 * figure.margin:.1f} points either way (95 %)")
+    return (f"no chance given: the game of {players_words(figure.players)} cannot be played out here under this "
+            f"ruleset; the move is the {number_word(figure.table)}-player game's decision")
+
+
 def sentence(advice: Advice) -> str:
     """One plain sentence: what to do, its chance to win, the alternative, and whether the choice matters."""
+    if advice.figure.kind == "none":
+        return _sentence_decision(advice)
     base = _sentence_bank_or_roll(advice) if advice.roll is None else _sentence_keep(advice)
     verdict = _verdict(advice)
     return base[:-1] + verdict + "." if verdict else base
+
+
+def _sentence_decision(advice: Advice) -> str:
+    """The sentence of an answer without chances: the move alone."""
+    rules, pos = advice.rules, advice.position
+    best = advice.best
+    if best is None:
+        assert advice.roll is not None
+        return f"{faces_words(advice.roll)} scores nothing: a bust, the turn is lost."
+    if best.keep is not None:
+        what = f"Keep {keep_words(best.keep, len(advice.roll or ()))} ({best.points})"
+        then = {"win": ": it wins the game at once", "bust": f": every keep takes you past {rules.goal}",
+                "bank": f" and bank {best.turn}",
+                "roll": f", then roll {dice_words(best.dice or 0, best.dice == rules.dice)}"}[best.then or "bust"]
+        return f"{what}{then} (no chance can be given: see the note)."
+    if best.action == "bank":
+        return f"Bank {pos.turn} (no chance can be given: see the note)."
+    if best.action in ("take_over", "start"):
+        return ("Take it over" if best.action == "take_over" else "Start afresh") + \
+            " (no chance can be given: see the note)."
+    return f"Roll {dice_words(pos.hand(rules))} (no chance can be given: see the note)."
 
 
 def _verdict(advice: Advice) -> str:
@@ -313,6 +491,11 @@ def _verdict(advice: Advice) -> str:
     if runner is None:
         return ""
     gap = 100 * max(0.0, best.win - runner)
+    if advice.figure.kind == "estimated":  # a gap inside the estimates' margins says nothing
+        if gap < 100 * max(DECISIVE, 2 * advice.figure.margin):
+            return ""
+        return f"; this choice matters: {words} is about {gap:.0f} points behind" if words else \
+            f"; this choice matters (about {gap:.0f} points apart)"
     if gap < 100 * CLOSE:
         return f"; a close call: {words} is only {gap:.2f} points behind" if words else \
             f"; a close call ({gap:.2f} points apart)"
@@ -329,7 +512,7 @@ def _sentence_keep(advice: Advice) -> str:
     if advice.bust:
         lost = f" and the {advice.position.turn} set aside are lost" if advice.position.turn else " is lost"
         return (f"{faces_words(advice.roll)} scores nothing: a bust, the turn{lost}; "
-                f"{pct(advice.win)} to win with the opponent to play.")
+                f"{pct(advice.win)} to win with {next_player_words(advice.position)} to play.")
     best = advice.options[0]
     assert best.keep is not None
     what = f"Keep {keep_words(best.keep, len(advice.roll))} ({best.points})"
@@ -356,6 +539,13 @@ def _sentence_keep(advice: Advice) -> str:
         return (f"{head}: {here} to win (no bank: {why}); "
                 f"keeping {keep_words(runner.keep, len(advice.roll))} instead gives {other}.")
     return f"{head}: {pct(best.win)} to win (the only keep; no bank: {why})."
+
+
+def next_player_words(position: Position) -> str:
+    """'the opponent', or at three players or more 'the next player (on 1200)'."""
+    if position.others is None:
+        return "the opponent"
+    return f"the next player (on {position.others[0]})"
 
 
 def _sentence_offer(advice: Advice) -> str:
@@ -426,25 +616,31 @@ def plain_assumption(text: str) -> str:
     if read:
         seats, table = int(read.group(1)), int(read.group(2))
         measured = _MEASURED.search(text)
-        cost = f" (measured: it costs a seat at most {measured.group(1)} points)" if measured else ""
-        return (f"an estimate: with {seats} players the figure comes from the {table}-player game against "
-                f"{threat_words(table - 1)}, not from this table's own game{cost}")
+        cost = (f"; measured in the exact four-player game, playing it costs a seat at most {measured.group(1)} "
+                f"points of chance" if measured else "; what playing it costs at this size is not measured")
+        return (f"the move is the decision of the {table}-player game against {threat_words(table - 1)}, not of "
+                f"this game of {seats}{cost}")
     rule = _RULE_OFF.match(text)
     if rule:
         return f"the rule '{rule.group(1)}' is left out (the figures are as if it were off)"
     return text
 
 
-def notes_text(exact: bool, assumptions: tuple[str, ...], verbose: bool = False) -> list[str]:
-    """The note under an answer when the figures are not exact: in a player's words, or technical (`verbose`)."""
+def notes_text(exact: bool, assumptions: tuple[str, ...], verbose: bool = False,
+               figure: Figure | None = None) -> list[str]:
+    """The note under an answer when the figures are not exact: how they were obtained (`figure`), then the
+    solver's assumptions in a player's words, or technical (`verbose`)."""
     if exact:
         return []
+    head = [] if figure is None or figure.kind in ("exact", "relaxed") else \
+        [f"{'these chances are ' if figure.kind != 'none' else ''}{figure_words(figure)}."]
     if verbose:
-        return ["Note: this ruleset is not solved exactly; the solver assumes:", *(f"  - {a}" for a in assumptions)]
+        return [*(f"Note: {h}" for h in head), "Note: this ruleset is not solved exactly; the solver assumes:",
+                *(f"  - {a}" for a in assumptions)]
     plain = [plain_assumption(a) for a in assumptions]
-    if len(plain) == 1:
+    if len(plain) == 1 and not head:
         return [f"Note: {plain[0]} (--verbose says how)."]
-    return ["Note: these figures are not exact (--verbose says how):", *(f"  - {a}" for a in plain)]
+    return [*(f"Note: {h}" for h in head), "Note (--verbose says how):", *(f"  - {a}" for a in plain)]
 
 
 def render_text(advice: Advice, verbose: bool = False) -> list[str]:
@@ -467,7 +663,7 @@ def render_text(advice: Advice, verbose: bool = False) -> list[str]:
         width = max(len(v) for v in labels.values())
         lines.append(f"  {'move':<{width}}  {_HEAD}")
         for o in advice.options:
-            lines.append(f"  {labels[o.action or '']:<{width}}  {_figures(o)}")
+            lines.append(f"  {labels[o.action or '']:<{width}}  {_figures(o, _is_best(advice, o))}")
     elif advice.roll is None:
         lines.append(head + f"{dice_words(pos.hand(rules))} in hand.")
         rows = [(f"{o.action} {pos.turn}" if o.action == "bank"
@@ -476,7 +672,7 @@ def render_text(advice: Advice, verbose: bool = False) -> list[str]:
         width = max(len(r[0]) for r in rows)
         lines.append(f"  {'move':<{width}}  {_HEAD}")
         for label, o in rows:
-            lines.append(f"  {label:<{width}}  {_figures(o)}")
+            lines.append(f"  {label:<{width}}  {_figures(o, _is_best(advice, o))}")
     else:
         lines.append(head + f"rolled {faces_words(advice.roll)}.")
         if advice.options:
@@ -493,9 +689,9 @@ def render_text(advice: Advice, verbose: bool = False) -> list[str]:
             wt = max(4, max(len(r[2]) for r in keep_rows))
             lines.append(f"  {'keep':<{wk}}  {'points':>6}  {'then':<{wt}}  {_HEAD}")
             for keep, points, then, o in keep_rows:
-                lines.append(f"  {keep:<{wk}}  {points:>6}  {then:<{wt}}  {_figures(o)}")
+                lines.append(f"  {keep:<{wk}}  {points:>6}  {then:<{wt}}  {_figures(o, _is_best(advice, o))}")
     lines.append(advice.sentence)
-    lines.extend(notes_text(advice.exact, advice.assumptions, verbose))
+    lines.extend(notes_text(advice.exact, advice.assumptions, verbose, advice.figure))
     return lines
 
 
@@ -506,11 +702,14 @@ def _score(rules: Rules, score: int) -> str:
 _HEAD = f"{'win':>8}  {'expected':>8}  {'bust':>7}  vs best"
 
 
-def _figures(o: Choice) -> str:
-    """The columns win, expected (points banked), bust (next roll) and vs best of one option."""
+def _is_best(advice: Advice, o: Choice) -> bool:
+    """The best option, or one the table ties with it (estimates: only the first, their gaps being noise)."""
+    return o is advice.options[0] or (o.loss == 0 and advice.figure.kind != "estimated")
+
+
+def _figures(o: Choice, first: bool) -> str:
+    """The columns win, expected (points banked), bust (next roll) and vs best of one option (`first`: the best)."""
     bust = "-" if o.bust is None else pct(o.bust, 1)
-    return f"{pct(o.win, 2):>8}  {o.expected:>8.1f}  {bust:>7}  {_loss(o)}"
-
-
-def _loss(o: Choice) -> str:
-    return "best" if o.loss == 0 else f"-{100 * o.loss:.2f} points"
+    win = "?" if o.win != o.win else pct(o.win, 2)
+    loss = "?" if o.loss != o.loss else "best" if first else f"-{100 * o.loss:.2f} points"
+    return f"{win:>8}  {o.expected:>8.1f}  {bust:>7}  {loss}"

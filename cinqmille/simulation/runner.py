@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -181,20 +181,32 @@ def _vector_policies(rules: Rules, players: tuple[str, ...], where: str) -> tupl
     return _VEC_MEMO[key]
 
 
+def vector_players(rules: Rules, players: tuple[str, ...], where: str = "") -> tuple[tuple, Any, int]:
+    """The vectorised policies of `players`, the rows of the policy table `optimal` reads and its number of seats:
+    `vectorised.play_batch`'s `policies`, `row_of` and `table_seats`."""
+    pols = _vector_policies(rules, players, where)
+    if len(pols) > 2 and "optimal" in players:
+        seats = table_seats(rules, len(pols))
+        if seats > 2:
+            from ..policies.tables import seats_table
+
+            return pols, seats_table(rules, seats, complete=True).rows, seats
+        from ..solver.grid import ScoreGrid
+        from .vectorised import pair_rows
+
+        return pols, pair_rows(ScoreGrid.of(rules)), 2
+    return pols, None, 2
+
+
 def run_batch(task: BatchTask) -> BatchStats:
     """Play one batch (in a worker or here)."""
     with _cache_env(task.cache_dir):
         if task.engine == "vectorised":
             from .vectorised import play_batch
 
-            pols = _vector_policies(task.rules, task.players, task.cache_dir)
-            if len(pols) > 2 and "optimal" in task.players:
-                from ..policies.tables import seats_table
-
-                seats = table_seats(task.rules, len(pols))
-                return play_batch(task.rules, pols, task.games, np.random.default_rng(task.seed),
-                                  seats_table(task.rules, seats, complete=True).rows, table_seats=seats)
-            return play_batch(task.rules, pols, task.games, np.random.default_rng(task.seed))
+            pols, row_of, seats = vector_players(task.rules, task.players, task.cache_dir)
+            return play_batch(task.rules, pols, task.games, np.random.default_rng(task.seed), row_of,
+                              table_seats=seats)
         from .referee_path import play_batch_referee
 
         return play_batch_referee(task.rules, task.players, task.games, task.seed)

@@ -21,6 +21,7 @@ a batch is a pure function of its seed sequence.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -44,9 +45,23 @@ def pair_rows(grid: ScoreGrid) -> RowOf:
     return lambda a, b: index[a] * s + index[b]
 
 
+@dataclass(frozen=True)
+class Start:
+    """Where every game of a batch starts: the banked scores by seat (units of 50), the seat to move, and his
+    turn so far (`t` units set aside, `m` dice in hand, about to roll them; `m` None: all the dice)."""
+
+    scores: tuple[int, ...]
+    seat: int = 0
+    t: int = 0
+    m: int | None = None
+
+
 def play_batch(rules: Rules, policies: tuple[VecPolicy, ...], games: int, rng: np.random.Generator,
-               row_of: RowOf | None = None, table_seats: int = 2, max_steps: int = 1_000_000) -> BatchStats:
-    """Play `games` games of two to eight players (seat 0 starts) and return their statistics.
+               row_of: RowOf | None = None, table_seats: int = 2, max_steps: int = 1_000_000,
+               start: Start | None = None) -> BatchStats:
+    """Play `games` games of two to eight players (seat 0 starts, at 0 points) and return their statistics;
+    with `start`, every game starts there instead (a position in the middle of a game: its `length` counts the
+    turns from there).
 
     A policy's `pid` is the row of its policy table of `table_seats` seats:
     ``row_of(mover, *opponents)`` with the ``table_seats - 1`` opponents who
@@ -66,10 +81,13 @@ def play_batch(rules: Rules, policies: tuple[VecPolicy, ...], games: int, rng: n
     seat_of_policy = np.array([list(distinct).index(id(p)) for p in policies])
 
     gid = np.arange(games, dtype=np.int64)
-    scores = np.zeros((games, n_seats), dtype=np.int64)
-    seat = np.zeros(games, dtype=np.int64)
-    t = np.zeros(games, dtype=np.int64)
-    m = np.full(games, d, dtype=np.int64)
+    begin = start if start is not None else Start((0,) * n_seats)
+    if len(begin.scores) != n_seats:
+        raise ValueError(f"a start of {len(begin.scores)} scores for {n_seats} players")
+    scores = np.tile(np.asarray(begin.scores, dtype=np.int64), (games, 1))
+    seat = np.full(games, begin.seat, dtype=np.int64)
+    t = np.full(games, begin.t, dtype=np.int64)
+    m = np.full(games, d if begin.m is None else begin.m, dtype=np.int64)
     turns = np.zeros(games, dtype=np.int64)
     order = (np.arange(n_seats)[:, None] + np.arange(1, n_seats)[None, :]) % n_seats  # (seat, j): j-th opponent
 
