@@ -398,8 +398,8 @@ def test_an_instant_win_asks_first(server: str, browser: webdriver.Chrome) -> No
 
 def test_five_players_are_told_the_figure_is_an_estimate(server: str, browser: webdriver.Chrome,
                                                          tiny_rules_file: Path) -> None:
-    """At five players (read from the four-player table) the advice says, in words, that its figures are an estimate and why, the full text of the
-    solver's assumptions on demand; two players get no such note."""
+    """At five players (the four-player table's decisions) the advice says, in words, that its figures are
+    estimated by playing the five-player game out, with their margin, the solver's text on demand."""
     d = browser
     fresh_page(d, server)
     wait(d, lambda d: d.find_element(By.ID, "setup").is_displayed())
@@ -414,7 +414,7 @@ def test_five_players_are_told_the_figure_is_an_estimate(server: str, browser: w
     d.find_element(By.ID, "advise").click()
     wait_answer(d)
     estimate = text(d, "estimate")
-    assert "estimate" in estimate and "5 players" in estimate
+    assert "Estimated" in estimate and "five players" in estimate and "points either way" in estimate
     why = d.find_element(By.ID, "estimate-why")
     assert not why.find_element(By.TAG_NAME, "li").is_displayed()
     why.find_element(By.TAG_NAME, "summary").click()

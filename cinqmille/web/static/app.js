@@ -403,21 +403,22 @@
     return "";
   }
 
-  // "with 4 players: read from ..." or "last_round: not yet solved ..." -> "with 4 players", "last round".
-  const simplified = (assumption) => assumption.split(":")[0].replace(/_/g, " ");
+  // How the figures were obtained (the answer's `figure`), in a player's words; the solver's own text on demand.
+  const FIGURE_HEAD = {exact: "", settled: "", estimated: "≈ ", relaxed: "≈ ", none: ""};
 
   function renderEstimate(a, out) {
-    if (a.exact) return;
+    const f = a.figure;
+    if (!f || f.kind === "exact") return;
     const p = document.createElement("p");
     p.id = "estimate";
-    p.className = "estimate";
-    p.textContent = "≈ An estimate, not an exact figure: the solver simplifies this game (" +
-      a.assumptions.map(simplified).join("; ") + ").";
+    p.className = "estimate figure-" + f.kind;
+    p.textContent = FIGURE_HEAD[f.kind] + f.how.charAt(0).toUpperCase() + f.how.slice(1) + ".";
     out.appendChild(p);
+    if (!a.assumptions.length) return;
     const details = document.createElement("details");
     details.id = "estimate-why";
     const summary = document.createElement("summary");
-    summary.textContent = "Why an estimate?";
+    summary.textContent = "Details";
     const list = document.createElement("ul");
     for (const text of a.assumptions) {
       const li = document.createElement("li");
@@ -438,7 +439,7 @@
     renderEstimate(a, out);
     if (!a.options.length) return;
     const keeps = a.options[0].keep !== undefined;
-    const approx = a.exact ? "" : "≈ ";
+    const approx = a.figure && (a.figure.kind === "exact" || a.figure.kind === "settled") ? "" : "≈ ";
     const table = document.createElement("table");
     table.id = "options";
     const caption = document.createElement("caption");
@@ -459,7 +460,7 @@
       row.dataset.then = o.then || "";
       row.dataset.win = String(o.win);
       const cells = keeps ? [o.keep.join("-"), o.points, thenText(o)] : [actionText(o, a.position)];
-      for (const cell of cells.concat([approx + pct(o.win, 2), o.expected.toFixed(1), pct(o.bust, 1)])) {
+      for (const cell of cells.concat([(o.win === null ? "" : approx) + pct(o.win, 2), o.expected.toFixed(1), pct(o.bust, 1)])) {
         row.insertCell().textContent = cell;
       }
     });
