@@ -35,7 +35,7 @@ from starlette.staticfiles import StaticFiles
 from ..errors import CinqmilleError
 from ..position import Position, PositionError
 from ..rules import Rules, load_rules, preset_descriptions, to_dict, to_toml
-from ..rules.loading import PRESET_NAMES, content_key
+from ..rules.loading import PRESET_NAMES
 from .access import Access, Guard
 from .bodies import ApiError, checked, position_of, read_json, rules_of
 from .card import key_rules
@@ -81,9 +81,9 @@ def _static_dir() -> str:
 
 
 def _preset_of(rules: Rules) -> str | None:
-    """The preset whose content `rules` has (None for a ruleset of its own)."""
-    key = content_key(rules)
-    return next((name for name in PRESET_NAMES if content_key(load_rules(name)) == key), None)
+    """The preset that `rules` is, whole: name, description and starting scores too (None for a ruleset of its own,
+    even one that shares a preset's solved table: `content_key` leaves the name and the start out)."""
+    return next((name for name in PRESET_NAMES if load_rules(name) == rules), None)
 
 
 def _rules_spec(rules: Rules) -> Any:

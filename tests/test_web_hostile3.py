@@ -1,0 +1,152 @@
+"""`cinqmille serve` against the third hostile battery (issue 29): tables, head starts, cache files, idle sockets,
+the machine's own address, error fields and frame protection."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra is not installed: pip install 'cinqmille[web]'")
+pytest.importorskip("uvicorn", reason="the web extra is not installed: pip install 'cinqmille[web]'")
+pytest.importorskip("httpx2", reason="the test client needs httpx2: pip install 'cinqmille[test]'")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from cinqmille.rules import to_toml  # noqa: E402
+from cinqmille.rules.loading import rules_from_text  # noqa: E402
+from cinqmille.solver import api, cache  # noqa: E402
+from cinqmille.web.app import create_app  # noqa: E402
+
+AA = 'name = "aa"\ngoal = 1000\nopening = 300\n'
+BB = 'name = "bb"\ngoal = 1500\nopening = 300\n'
+QUESTION = {"me": 0, "opp": 0, "turn": 200, "dice": 3}
+
+
+@pytest.fixture
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A solver cache of this test's own (its files are copied over and forged)."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("CINQMILLE_CACHE", str(folder))
+    return folder
+
+
+@pytest.fixture
+def client(own_cache: Path) -> Iterator[TestClient]:
+    """A test client of a fresh app on http://localhost."""
+    app = create_app()
+    yield TestClient(app, base_url="http://localhost")
+    app.state.tables.close()
+
+
+def advice(client: TestClient, toml: str, body: dict[str, Any] = QUESTION) -> dict[str, Any]:
+    """The advice of `/api/advice` for the ruleset `toml`, once its table is ready."""
+    for _ in range(1200):
+        r = client.post("/api/advice", json={"rules": {"toml": toml}, **body})
+        if r.status_code != 202:
+            break
+        time.sleep(0.05)
+    assert r.status_code == 200, r.text
+    answer: dict[str, Any] = r.json()
+    return answer
+
+
+# -- 1: a table is the ruleset's own, read by the CLI's loader ------------------------------------------------------
+
+
+def test_another_rulesets_table_copied_over_is_not_served(client: TestClient) -> None:
+    """aa's cached table copied over bb's is refused (deleted, solved again): bb's own figure, never aa's."""
+    aa, bb = rules_from_text(AA), rules_from_text(BB)
+    want_aa, want_bb = advice(client, AA)["win"], api.solve(bb).win_at_start(0, 0)
+    assert want_aa != want_bb
+    fresh = TestClient(create_app(), base_url="http://localhost")  # a new server: nothing in memory
+    target = cache.cache_path(bb, "win")
+    target.write_bytes(cache.cache_path(aa, "win").read_bytes())
+    with pytest.warns(UserWarning, match="another"):
+        got = advice(fresh, BB)
+    truth = advice(fresh, BB, {"me": 0, "opp": 0})
+    assert got["win"] != want_aa and got["rules"] == "bb"
+    assert truth["win"] == pytest.approx(want_bb, abs=1e-12)
+
+
+def _forge(rules_text: str) -> tuple[Path, float, float]:
+    """bb's table with every chance complemented (1 - W), written with a valid checksum and identity; returns the
+    path and the true and forged chances at the start."""
+    rules = rules_from_text(rules_text)
+    true = api.solve(rules)
+    forged = dataclasses.replace(true, values=1.0 - true.values)
+    path = cache.cache_path(rules, "win")
+    api.save(forged, path)
+    return path, true.win_at_start(0, 0), forged.win_at_start(0, 0)
+
+
+def test_a_forged_table_is_not_served(client: TestClient) -> None:
+    """A complemented table with a valid checksum, never vouched for, is sampled, refused and solved again."""
+    path, true, forged = _forge(BB)
+    assert abs(true - forged) > 0.1
+    with pytest.warns(UserWarning):
+        answer = advice(client, BB, {"me": 0, "opp": 0})
+    assert answer["win"] == pytest.approx(true, abs=1e-12) and answer["exact"] is True
+
+
+def test_a_table_in_memory_is_read_again_when_its_file_is_replaced(client: TestClient) -> None:
+    """A table served from memory is not kept once the CLI has replaced its file: the new file is read, checked."""
+    path, true, forged = _forge(BB)
+    cache.vouch(path)  # a forged vouch too (the CLI's own check of it is another item): the server reads it
+    assert advice(client, BB, {"me": 0, "opp": 0})["win"] != pytest.approx(true, abs=0.01)
+    rules = rules_from_text(BB)
+    result = api.compute(rules)  # the CLI repairs the file (solves and writes it)
+    api.save(result, path)
+    cache.vouch(path)
+    assert advice(client, BB, {"me": 0, "opp": 0})["win"] == pytest.approx(true, abs=1e-12)
+
+
+def test_an_answer_carries_the_name_asked_for(client: TestClient) -> None:
+    """Two rulesets of the same content share a table, and each answer names the ruleset that was asked."""
+    first = advice(client, AA)
+    second = advice(client, AA.replace('"aa"', '"aa2"'))
+    assert (first["rules"], second["rules"]) == ("aa", "aa2") and first["win"] == second["win"]
+    again = advice(client, AA)
+    assert again["rules"] == "aa"
+
+
+# -- 2: a head start is kept ---------------------------------------------------------------------------------------
+
+
+FAMILY = 'name = "family"\nbase = "standard"\nstart = [0, 150]\n'
+
+
+def test_the_solved_table_does_not_depend_on_the_start() -> None:
+    """The table of a ruleset with a head start is the table without it (so sharing it by content is right)."""
+    plain = rules_from_text('name = "s"\ngoal = 500\nopening = 150\n')
+    started = rules_from_text('name = "s"\ngoal = 500\nopening = 150\nstart = [0, 100]\n')
+    a, b = api.compute(plain), api.compute(started)
+    assert np.array_equal(a.values, b.values, equal_nan=True)
+
+
+def test_serve_keeps_the_head_start_of_its_ruleset(own_cache: Path) -> None:
+    """`serve --rules family.toml` (standard with start = [0, 150]) offers that ruleset, start included."""
+    app = create_app(rules_from_text(FAMILY))
+    listing = TestClient(app, base_url="http://localhost").get("/api/rules").json()
+    assert listing["default_name"] == "family"
+    assert listing["default"] != "standard" and "start = [0, 150]" in listing["default"]["toml"]
+
+
+def test_a_replayed_game_keeps_its_head_start(client: TestClient) -> None:
+    """/api/replay of a saved game with a head start gives back its ruleset with that start: B is at 150."""
+    sheet = {"rules": {"toml": FAMILY}, "players": ["A", "B"], "entries": [{"kind": "bust"}]}
+    log = client.post("/api/log", json=sheet).json()
+    replayed = client.post("/api/replay", json=log).json()
+    assert replayed["rules"] != "standard" and "start = [0, 150]" in replayed["rules"]["toml"]
+    again = client.post("/api/sheet", json={"rules": replayed["rules"], "players": replayed["players"],
+                                            "entries": replayed["entries"]})
+    assert again.status_code == 200 and again.json()["scores"] == [0, 150], again.text
