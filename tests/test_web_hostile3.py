@@ -150,3 +150,34 @@ def test_a_replayed_game_keeps_its_head_start(client: TestClient) -> None:
     again = client.post("/api/sheet", json={"rules": replayed["rules"], "players": replayed["players"],
                                             "entries": replayed["entries"]})
     assert again.status_code == 200 and again.json()["scores"] == [0, 150], again.text
+
+
+# -- 3: the cache bound deletes the cache's own files only -----------------------------------------------------------
+
+
+def test_the_cache_bound_deletes_only_the_caches_own_files(tmp_path: Path) -> None:
+    """evict_oldest leaves the user's own .npz files, symbolic links and their targets: only table files it wrote go."""
+    from cinqmille.solver.cache import evict_oldest
+
+    folder, outside = tmp_path / "cache", tmp_path / "mine"
+    folder.mkdir()
+    outside.mkdir()
+    ours = []
+    for i in range(3):
+        path = folder / f"t{i}-win-{'a' * 20}-{'b' * 16}.npz"
+        path.write_bytes(b"x" * 1000)
+        os.utime(path, (2_000_000 + i, 2_000_000 + i))
+        ours.append(path)
+    user = folder / "results.npz"
+    user.write_bytes(b"u" * 50_000)
+    target = outside / "precious.npz"
+    target.write_bytes(b"p" * 50_000)
+    link = folder / f"linked-win-{'c' * 20}-{'d' * 16}.npz"
+    link.symlink_to(target)
+    (folder / "data.npz").symlink_to(target)
+    for path in (user, link):
+        os.utime(path, (1_000_000, 1_000_000), follow_symlinks=False)
+    assert evict_oldest(folder, 1500) == 2
+    assert [p.exists() for p in ours] == [False, False, True]
+    assert user.exists() and link.is_symlink() and (folder / "data.npz").is_symlink() and target.exists()
+    assert evict_oldest(folder, 0) == 1 and user.exists() and target.read_bytes() == b"p" * 50_000
