@@ -181,3 +181,61 @@ def test_the_cache_bound_deletes_only_the_caches_own_files(tmp_path: Path) -> No
     assert [p.exists() for p in ours] == [False, False, True]
     assert user.exists() and link.is_symlink() and (folder / "data.npz").is_symlink() and target.exists()
     assert evict_oldest(folder, 0) == 1 and user.exists() and target.read_bytes() == b"p" * 50_000
+
+
+# -- 7: frames, the busy status, bodies parsed off the event loop ----------------------------------------------------
+
+
+def test_no_page_may_frame_the_sheet(client: TestClient) -> None:
+    """The page, the API and a refusal all carry X-Frame-Options: DENY and CSP frame-ancestors 'none'."""
+    answers = [client.get("/"), client.get("/api/rules"), client.get("/api/rules", headers={"host": "evil.example"}),
+               client.post("/api/sheet", json={"players": ["A"]})]
+    assert [a.status_code for a in answers] == [200, 200, 403, 400]
+    for answer in answers:
+        assert answer.headers["x-frame-options"] == "DENY"
+        assert answer.headers["content-security-policy"] == "frame-ancestors 'none'"
+
+
+def test_a_sheet_says_plainly_that_its_table_waits_for_a_place(own_cache: Path) -> None:
+    """With the solve queue full, a sheet's table is {"status": "busy", "retry_after": N}, a documented status."""
+    from cinqmille.web.tables import Tables
+
+    release = threading.Event()
+
+    def waiting(rules: Any, objective: str, progress: Any = None, players: int = 2) -> Any:
+        release.wait(timeout=20)
+        raise RuntimeError("not solved in this test")
+
+    app = create_app(tables=Tables(max_queued=1, solver=waiting))
+    client = TestClient(app, base_url="http://localhost")
+    try:
+        tables = [client.post("/api/sheet", json={"rules": {"toml": f'goal = {goal}\nopening = 150\n'},
+                                                  "players": ["A", "B"], "entries": []}).json()["table"]
+                  for goal in (500, 550)]
+    finally:
+        release.set()
+        app.state.tables.close()
+    assert tables[0]["status"] == "solving"
+    assert tables[1] == {"status": "busy", "retry_after": 10}
+    assert '{"status": "busy", "retry_after": 10}' in (Path(__file__).parent.parent / "docs" / "web.md").read_text()
+
+
+def test_a_body_is_parsed_in_a_worker_thread(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The JSON of a request body is parsed off the event loop (a 256 KiB body costs milliseconds of CPU)."""
+    import sniffio
+
+    import cinqmille.web.bodies as bodies
+
+    where: list[str] = []
+    loads = json.loads
+
+    def spy(text: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            where.append(sniffio.current_async_library())
+        except sniffio.AsyncLibraryNotFoundError:
+            where.append("worker thread")
+        return loads(text, *args, **kwargs)
+
+    monkeypatch.setattr(bodies.json, "loads", spy)
+    r = client.post("/api/rules", json={"rules": "standard"})
+    assert r.status_code == 200 and where == ["worker thread"], where

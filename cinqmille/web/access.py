@@ -6,7 +6,9 @@ read the answers (DNS rebinding). So `Guard` answers only requests whose `Host`
 is one of the server's own names (the bound address and the loopback names,
 with the port), and refuses with 403 a request other than GET or HEAD whose
 `Origin` is present and not one of those hosts (no `Origin`: a client that is
-not a browser, such as curl, which a web page cannot be).
+not a browser, such as curl, which a web page cannot be). Every answer forbids
+being shown in a frame of another page (`FRAME_HEADERS`), so that no page can
+lay its own buttons over the sheet's (clickjacking its Undo).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
 LOOPBACK = ("localhost", "127.0.0.1", "[::1]")
 #: Methods that neither change anything nor start work.
 SAFE_METHODS = ("GET", "HEAD")
+#: The headers of every answer that keep the page out of other pages' frames (old browsers read the first).
+FRAME_HEADERS = ((b"x-frame-options", b"DENY"), (b"content-security-policy", b"frame-ancestors 'none'"))
 
 
 def _name(host: str) -> str:
@@ -114,11 +118,20 @@ class Guard:
             if why is not None:
                 await _refuse(send, why[0], why[1])
                 return
+
+            async def framed(message: MutableMapping[str, Any]) -> None:
+                if message["type"] == "http.response.start":
+                    message["headers"] = [*message.get("headers", ()), *FRAME_HEADERS]
+                await send(message)
+
+            await self.app(scope, receive, framed)
+            return
         await self.app(scope, receive, send)
 
 
 async def _refuse(send: Send, message: str, field: str) -> None:
     body = json.dumps({"error": message, "field": field}).encode()
     await send({"type": "http.response.start", "status": 403,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            *FRAME_HEADERS]})
     await send({"type": "http.response.body", "body": body})

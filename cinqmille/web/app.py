@@ -37,7 +37,7 @@ from ..position import Position, PositionError
 from ..rules import Rules, load_rules, preset_descriptions, to_dict, to_toml
 from ..rules.loading import PRESET_NAMES
 from .access import Access, Guard
-from .bodies import ApiError, checked, position_of, read_json, rules_of
+from .bodies import ApiError, checked, parse_json, position_of, read_body, rules_of
 from .card import key_rules
 from .lan import qr_svg
 from .openapi import openapi
@@ -146,8 +146,8 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
             try:
                 table = table_for(rules, len(state.names))
                 out["table"] = table.as_dict() if isinstance(table, Job) else {"status": "ready"}
-            except QueueFull:
-                out["table"] = {"status": "queued later: the server is busy"}
+            except QueueFull as exc:  # not started: the advice asks again (a 429 until a place frees)
+                out["table"] = {"status": "busy", "retry_after": exc.retry_after}
         return Json(out)
 
     def log_answer(data: dict[str, Any]) -> Response:
@@ -175,8 +175,12 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
         return Json(advise(table, pos, roll).as_dict())
 
     def endpoint(answer: Callable[[dict[str, Any]], Response]) -> Callable[[Request], Any]:
+        def parse_and_answer(method: str, path: str, body: bytes) -> Response:
+            return answer(parse_json(method, path, body))
+
         async def handle(request: Request) -> Response:
-            return await work(answer, await read_json(request))
+            body = await read_body(request)  # read on the loop, parsed and answered in a worker thread
+            return await work(parse_and_answer, request.method, request.url.path, body)
 
         return handle
 

@@ -331,8 +331,9 @@ def json_type(header: str | None) -> bool:
     return main.strip().lower() == JSON_TYPE and charset in ("", "charset=utf-8", 'charset="utf-8"')
 
 
-async def read_json(request: Request) -> dict[str, Any]:
-    """The JSON object of the request body, at most `MAX_BODY` bytes, checked against its endpoint's schema."""
+async def read_body(request: Request) -> bytes:
+    """The request body, at most `MAX_BODY` bytes, declared as JSON (read on the event loop, parsed by `parse_json`
+    in a worker thread: a body of 256 KiB takes milliseconds to parse, which the loop must not spend)."""
     if not json_type(request.headers.get("content-type")):
         raise ApiError(415, f"the request body must be JSON (Content-Type: {JSON_TYPE})", field="Content-Type")
     declared = request.headers.get("content-length")
@@ -349,15 +350,26 @@ async def read_json(request: Request) -> dict[str, Any]:
         log.warning("%s %s: the client %s left before sending its whole body", request.method, request.url.path,
                     f"{client.host}:{client.port}" if client else "")
         raise ApiError(400, "the client left before sending its whole body", field="body") from None
+    return bytes(body)
+
+
+def parse_json(method: str, path: str, body: bytes) -> dict[str, Any]:
+    """The JSON object of a request body read by `read_body`, checked against its endpoint's schema."""
     try:
-        data = json.loads(bytes(body).decode("utf-8"))
+        data = json.loads(body.decode("utf-8"))
     except UnicodeDecodeError:
         raise ApiError(400, "the request body is not UTF-8 text", field="body") from None
     except (ValueError, RecursionError):
         raise ApiError(400, "the request body is not valid JSON", field="body") from None
     if not isinstance(data, dict):
         raise ApiError(400, "the request body must be a JSON object", field="body")
-    return checked(request.method, request.url.path, data)
+    return checked(method, path, data)
+
+
+async def read_json(request: Request) -> dict[str, Any]:
+    """The JSON object of the request body, at most `MAX_BODY` bytes, checked against its endpoint's schema (parsed
+    here, on the caller's thread: the app parses in a worker thread, `read_body` then `parse_json`)."""
+    return parse_json(request.method, request.url.path, await read_body(request))
 
 
 def checked(method: str, path: str, data: dict[str, Any]) -> dict[str, Any]:
