@@ -239,3 +239,37 @@ def test_a_body_is_parsed_in_a_worker_thread(client: TestClient, monkeypatch: py
     monkeypatch.setattr(bodies.json, "loads", spy)
     r = client.post("/api/rules", json={"rules": "standard"})
     assert r.status_code == 200 and where == ["worker thread"], where
+
+
+# -- 5: the machine's own network address ----------------------------------------------------------------------------
+
+
+def test_listening_on_every_interface_answers_the_machines_own_address(monkeypatch: pytest.MonkeyPatch,
+                                                                         own_cache: Path) -> None:
+    """Under --host 0.0.0.0, a request to the address the connection was accepted on (192.168.1.20 here, while the
+    host name resolves to 127.0.1.1 as on Debian) is served, with its Origin; another address is still a 403."""
+    from cinqmille.web import access
+
+    monkeypatch.setattr(access, "_machine_names", lambda: {"myhost", "127.0.1.1"})
+    app = create_app(access=access.Access.bound("0.0.0.0", 8000))
+    phone = TestClient(app, base_url="http://192.168.1.20:8000")  # the scope's server: the accepting address
+    assert phone.get("/api/rules").status_code == 200
+    assert phone.post("/api/rules", json={"rules": "standard"},
+                      headers={"origin": "http://192.168.1.20:8000"}).status_code == 200
+    for host in ("10.9.9.9:8000", "192.168.1.20:8001", "evil.example:8000"):
+        r = phone.get("/api/rules", headers={"host": host})
+        assert r.status_code == 403 and r.json()["field"] == "Host", host
+    r = phone.post("/api/rules", json={"rules": "standard"}, headers={"origin": "http://10.9.9.9:8000"})
+    assert r.status_code == 403 and r.json()["field"] == "Origin"
+    mapped = TestClient(app, base_url="http://[::ffff:192.168.1.20]:8000")
+    assert mapped.get("/api/rules", headers={"host": "192.168.1.20:8000"}).status_code == 200
+    only_here = create_app(access=access.Access.bound("127.0.0.1", 8000))
+    assert TestClient(only_here, base_url="http://192.168.1.20:8000").get("/api/rules").status_code == 403
+
+
+def test_the_machine_names_include_the_routed_address(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The machine's names hold the address of the interface that routes out, not only its host name's."""
+    from cinqmille.web import access, lan
+
+    monkeypatch.setattr(lan, "_routed", lambda: "192.168.1.20")
+    assert "192.168.1.20" in access._machine_names()
