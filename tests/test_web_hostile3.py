@@ -273,3 +273,121 @@ def test_the_machine_names_include_the_routed_address(monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(lan, "_routed", lambda: "192.168.1.20")
     assert "192.168.1.20" in access._machine_names()
+
+
+# -- 4: idle connections lock no one out ----------------------------------------------------------------------------
+
+
+def _status(port: int, path: str = "/api/rules", timeout: float = 30) -> int:
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request("GET", path, headers={"Host": f"127.0.0.1:{port}"})
+        response = conn.getresponse()
+        response.read()
+        return response.status
+    except OSError:
+        return 0
+    finally:
+        conn.close()
+
+
+def _burst(port: int, count: int) -> list[int]:
+    """`count` real requests at once (one thread each), their statuses."""
+    statuses: list[int] = []
+    threads = [threading.Thread(target=lambda: statuses.append(_status(port)), daemon=True) for _ in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    return statuses
+
+
+def test_idle_sockets_lock_no_one_out_of_serve(own_cache: Path) -> None:
+    """`cinqmille serve` with 70 sockets that send nothing and 10 that stop mid-headers (loopback only) still
+    answers a burst of 100 real requests, every one a 200 (it refused them with 503 when idle sockets counted)."""
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "cinqmille", "serve", "--port", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+    idle: list[socket.socket] = []
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        port = int(line.rsplit(":", 1)[1].split("/")[0])
+        for i in range(80):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            if i >= 70:
+                sock.sendall(b"GET /api/rules HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            idle.append(sock)
+        time.sleep(0.3)
+        statuses = _burst(port, 100)
+    finally:
+        for sock in idle:
+            sock.close()
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    assert sorted(statuses) == [200] * 100, sorted(set(statuses))
+
+
+def test_idle_and_slow_connections_are_closed(own_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A connection that sends nothing, or stops mid-headers, is closed after the head timeout; one whose body does
+    not come is a 408; a request still being answered after the head timeout is not cut (loopback only)."""
+    import uvicorn
+
+    from cinqmille.web import bodies, serving
+
+    monkeypatch.setattr(serving.TimedH11Protocol, "head_timeout", 0.5)
+    monkeypatch.setattr(bodies, "BODY_TIMEOUT", 0.5)
+    app = create_app()
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(serving.config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        for _ in range(200):
+            if server.started:
+                break
+            time.sleep(0.05)
+        silent = socket.create_connection(("127.0.0.1", port), timeout=5)
+        partial = socket.create_connection(("127.0.0.1", port), timeout=5)
+        partial.sendall(b"GET /api/rules HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        slow_body = socket.create_connection(("127.0.0.1", port), timeout=5)
+        slow_body.sendall(b"POST /api/rules HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                          b"Content-Length: 100\r\n\r\n{")
+        start = time.monotonic()
+        assert silent.recv(100) == b"" and partial.recv(100) == b""
+        assert time.monotonic() - start < 3
+        answer = b""
+        while chunk := slow_body.recv(10_000):
+            answer += chunk
+        assert answer.startswith(b"HTTP/1.1 408") and b'"field":"body"' in answer, answer
+        for s in (silent, partial, slow_body):
+            s.close()
+        assert _status(port) == 200
+        import cinqmille.web.app as web_app
+
+        monkeypatch.setattr(web_app, "_preset_of", lambda rules: time.sleep(1.5))  # an answer that takes 1.5 s
+        r = _post(port, "/api/rules", {"rules": "standard"})
+        assert r[0] == 200, r
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        sock.close()
+
+
+def _post(port: int, path: str, body: Any) -> tuple[int, Any]:
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("POST", path, body=json.dumps(body).encode(),
+                     headers={"Content-Type": "application/json", "Host": f"127.0.0.1:{port}"})
+        response = conn.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        conn.close()

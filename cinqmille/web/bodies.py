@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
+import anyio
 from starlette.requests import ClientDisconnect, Request
 
 from ..engine.sheet import LOG_FORMAT, LOG_VERSION, MAX_ENTRIES, MAX_NAME, MAX_PLAYERS, MIN_PLAYERS
@@ -33,6 +34,8 @@ MAX_BODY = 256 * 1024
 MAX_NUMBER = 10**9
 #: The most dice a ruleset plays with.
 MAX_DICE = 6
+#: Seconds a request body has to arrive, once its headers have (a 408 beyond).
+BODY_TIMEOUT = 30.0
 #: The content type every request body must declare.
 JSON_TYPE = "application/json"
 
@@ -341,10 +344,14 @@ async def read_body(request: Request) -> bytes:
         raise ApiError(413, f"the request body is larger than {MAX_BODY // 1024} KiB", field="body")
     body = bytearray()
     try:
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > MAX_BODY:
-                raise ApiError(413, f"the request body is larger than {MAX_BODY // 1024} KiB", field="body")
+        with anyio.move_on_after(BODY_TIMEOUT) as deadline:
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > MAX_BODY:
+                    raise ApiError(413, f"the request body is larger than {MAX_BODY // 1024} KiB", field="body")
+        if deadline.cancelled_caught:
+            raise ApiError(408, f"the request body did not arrive within {BODY_TIMEOUT:g} seconds", field="body",
+                           headers={"Connection": "close"})
     except ClientDisconnect:
         client = request.client
         log.warning("%s %s: the client %s left before sending its whole body", request.method, request.url.path,
