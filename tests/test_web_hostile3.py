@@ -391,3 +391,64 @@ def _post(port: int, path: str, body: Any) -> tuple[int, Any]:
         return response.status, json.loads(response.read())
     finally:
         conn.close()
+
+
+# -- 6: each error names the field the client sent, truly -------------------------------------------------------------
+
+
+TAKE = {"toml": 'name = "aa"\ngoal = 1000\nopening = 300\ntake_over = true\n'}
+
+
+@pytest.mark.parametrize("body, field, fragment", [
+    ({"me": 300, "opp": [300, 300], "offer": {"points": 300, "dice": 2}}, "offer", "'offer' is for two players"),
+    ({"me": 300, "opp": 300, "dice": 0}, "dice", "between 1 and 5"),
+    ({"me": 300, "opp": 300, "dice": 0, "roll": "11"}, "dice", "'dice' says 0"),
+    ({"me": 300, "opp": 300, "turn": 25, "dice": 2}, "turn", "multiple of 50"),
+    ({"me": 300, "opp": 300, "roll": "11"}, "roll", "nothing set aside with 2 dice"),
+    ({"me": 300, "opp": 300, "turn": 100}, "dice", "give 'dice'"),
+    ({"me": 300, "opp": 300, "turn": 300, "dice": 3}, "turn", "no turn holds 300 points"),
+    ({"me": 300, "opp": 300, "turn": 300, "roll": "111"}, "turn", "no turn holds 300 points"),
+    ({"me": 150, "opp": 300}, "me", "below the opening"),
+    ({"players": ["A", "B"], "entries": [{"kind": "bank"}]}, "entries[0].points", "'entries[0].points' is missing"),
+])
+def test_a_bad_position_names_the_field_sent(client: TestClient, body: dict[str, Any], field: str,
+                                             fragment: str) -> None:
+    """A refused position is a 400 whose `field` is the one the client sent that is wrong, and says why."""
+    r = client.post("/api/advice", json={"rules": TAKE, **body})
+    assert r.status_code == 400 and r.json()["field"] == field and fragment in r.json()["error"], r.text
+    assert field.split("[")[0].split(".")[0] in body or fragment == "give 'dice'"  # sent, or the one missing
+
+
+@pytest.mark.parametrize("log, field", [
+    ({"rules": {"goal": -5}, "entries": []}, "rules"),
+    ({"rules": {"base": "nope"}, "entries": []}, "rules"),
+    ({"rules": {"goal": 1000}, "entries": [{"kind": "bank"}]}, "entries[0].points"),
+    ({"rules": {"goal": 1000}, "entries": [{"kind": "bank", "points": 800}], "scores": [0, 5]}, "scores"),
+])
+def test_a_bad_game_log_names_its_field(client: TestClient, log: dict[str, Any], field: str) -> None:
+    """A replayed log with a bad ruleset, entry or recorded scores is a 400 naming that field."""
+    r = client.post("/api/replay", json={"format": "cinqmille-sheet", "version": 1, "players": ["A", "B"], **log})
+    assert r.status_code == 400 and r.json()["field"] == field, r.text
+
+
+def test_a_take_over_entered_short_is_refused_truly(client: TestClient) -> None:
+    """Taking over a bank of 450 and entering 50 is refused saying the bank is entered whole and is more than 450."""
+    entries = [{"kind": "bank", "points": 300}, {"kind": "bank", "points": 300},
+               {"kind": "bank", "points": 450, "dice": 3}, {"kind": "bank", "points": 50, "taken": True}]
+    r = client.post("/api/sheet", json={"rules": TAKE, "players": ["A", "B"], "entries": entries})
+    assert r.status_code == 422 and r.json()["field"] == "entries[3]"
+    error = r.json()["error"]
+    assert "his bank is more than" not in error and "entered whole" in error and "got 50" in error, error
+
+
+def test_a_head_start_below_the_opening_is_not_blamed_on_the_client(client: TestClient) -> None:
+    """A sheet whose ruleset gives B a head start of 150 (below the opening) is not refused as a bad 'opp' the
+    client never sent: it says plainly that advice waits until B has opened, and gives it afterwards."""
+    sheet = {"rules": {"toml": FAMILY}, "players": ["A", "B"], "entries": []}
+    r = client.post("/api/advice", json=sheet)
+    assert r.status_code == 422 and r.json()["field"] == "rules", r.text
+    assert "B holds a head start of 150" in r.json()["error"] and "once B has opened" in r.json()["error"]
+    from cinqmille.position import Position, PositionError
+
+    with pytest.raises(PositionError):  # the position model itself is unchanged: 150 is not a table state
+        Position(0, 150).validate(rules_from_text(FAMILY))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import re
 from collections.abc import AsyncIterator, Callable
 from functools import partial
 from importlib import resources
@@ -35,7 +36,7 @@ from starlette.staticfiles import StaticFiles
 from ..errors import CinqmilleError
 from ..position import Position, PositionError
 from ..rules import Rules, load_rules, preset_descriptions, to_dict, to_toml
-from ..rules.loading import PRESET_NAMES
+from ..rules.loading import PRESET_NAMES, RulesError
 from .access import Access, Guard
 from .bodies import ApiError, checked, parse_json, position_of, read_body, rules_of
 from .card import key_rules
@@ -113,7 +114,15 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
         return await anyio.to_thread.run_sync(partial(fn, *args), limiter=limiter[0])
 
     def sheet_of(data: dict[str, Any], rules: Rules) -> SheetState:
-        return play_sheet(rules, data.get("players", ()), data.get("entries", []))
+        entries = data.get("entries", [])
+        for i, entry in enumerate(entries):
+            if entry.get("kind") == "bank" and "points" not in entry:
+                raise ApiError(400, f"'entries[{i}].points' is missing: a bank gives its points",
+                               field=f"entries[{i}].points")
+        try:
+            return play_sheet(rules, data.get("players", ()), entries)
+        except SheetError as exc:
+            raise ApiError(400, _line(exc), field=sheet_field(str(exc))) from None
 
     async def index(request: Request) -> Response:
         return FileResponse(f"{_static_dir()}/index.html", headers={"Cache-Control": "no-cache"})
@@ -155,7 +164,12 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
                     headers={"Content-Disposition": 'attachment; filename="cinqmille-sheet.json"'})
 
     def replay_answer(data: dict[str, Any]) -> Response:
-        state = replay_sheet_log(data)
+        try:
+            state = replay_sheet_log(data)
+        except SheetError as exc:
+            raise ApiError(400, _line(exc), field=sheet_field(str(exc))) from None
+        except RulesError as exc:
+            raise ApiError(400, _line(exc), field="rules") from None
         return Json({"rules": _rules_spec(state.rules), "players": list(state.names),
                      "entries": [e.as_dict() for e in state.entries], "sheet": state.as_dict()})
 
@@ -251,6 +265,36 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
     return app
 
 
+def _line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:1000] if text else "bad input"
+
+
+def sheet_field(message: str) -> str:
+    """The request field a sheet's (or a sheet log's) error is about, read from the engine's message."""
+    entry = re.match(r"entry (\d+)(?:: '(\w+)')?", message)
+    if entry:
+        return f"entries[{int(entry.group(1)) - 1}]" + (f".{entry.group(2)}" if entry.group(2) else "")
+    for start, field in (("players", "players"), ("entries", "entries"), ("sheet log: 'entries'", "entries"),
+                         ("sheet log: its entries give the scores", "scores"), ("sheet log version", "version"),
+                         ("not a sheet log", "format")):
+        if message.startswith(start):
+            return field
+    return "rules" if message.startswith("sheet log") else "entries"
+
+
+def _pending_start(state: "SheetState") -> None:
+    """Refuse advice while a player still holds a head start below the opening (RULES.md section 8: he has not
+    opened, the start is added when he does): the solved table has no such state yet (`solver.starts` gives only
+    the chances at the start of the game)."""
+    rules = state.rules
+    for name, player in zip(state.names, state.players):
+        if player.score > 0 and not player.opened:
+            raise ApiError(422, f"{name} holds a head start of {player.score}, below the opening ({rules.opening}), "
+                                f"and has not opened yet: advice at such a start is not solved yet; it is given once "
+                                f"{name} has opened", field="rules")
+
+
 def _seat_of(state: "SheetState") -> tuple[tuple[int, ...], int, int | None, tuple[int, int] | None,
                                            tuple[int, int]]:
     """The scores (the mover's first, then in playing order), seat, last-turn target, offer and scoreless-turn
@@ -258,6 +302,7 @@ def _seat_of(state: "SheetState") -> tuple[tuple[int, ...], int, int | None, tup
     reading of a table's state."""
     rules, n, mover = state.rules, len(state.scores), state.to_move
     assert mover is not None
+    _pending_start(state)
     lr = state.last_round
     if lr is not None and n != 2:
         raise ApiError(400, "advice in a last round is for two players (the last round is not yet solved for "

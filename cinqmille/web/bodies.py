@@ -420,6 +420,7 @@ def position_of(data: dict[str, Any], rules: Rules, scores: tuple[int, ...] | No
     `scores` (the mover's first, then the opponents in playing order) come from a
     sheet; without them the request gives ``me`` and ``opp`` (a number or a list).
     """
+    from_sheet = scores is not None
     if scores is None:
         opp = data.get("opp", 0)
         scores = (data.get("me") or 0,) + (tuple(opp) if isinstance(opp, list) else (opp,))
@@ -439,12 +440,27 @@ def position_of(data: dict[str, Any], rules: Rules, scores: tuple[int, ...] | No
     pos = Position(scores[0], opps[0], turn, dice, seat=seat, offer=offer, target=target,
                    others=opps if len(opps) > 1 else None, scoreless=scoreless)
     if rolled is None and dice is None and turn > 0:
-        raise PositionError("give 'dice' (dice in hand: bank or roll?) or 'roll' (which dice to keep?)")
+        raise ApiError(400, "give 'dice' (dice in hand: bank or roll?) or 'roll' (which dice to keep?)", field="dice")
     if rolled is not None and dice is not None and dice != len(rolled):
-        raise PositionError(f"the roll has {len(rolled)} dice but 'dice' says {dice} are in hand")
+        raise ApiError(400, f"the roll has {len(rolled)} dice but 'dice' says {dice} are in hand", field="dice")
     in_hand = len(rolled) if rolled is not None else pos.dice
     try:
         replace(pos, dice=in_hand).validate(rules)
     except PositionError as exc:  # the position's fields, worded as this API's JSON fields
-        raise ApiError(400, exc.worded(lambda name: f"'{name}'").splitlines()[0], field=exc.field) from None
+        raise ApiError(400, exc.worded(lambda name: f"'{name}'").splitlines()[0],
+                       field=_sent_field(exc.field, data, from_sheet)) from None
     return pos, rolled
+
+
+#: The fields of a position that a sheet gives (the client sent its entries, not these).
+SHEET_FIELDS = ("me", "opp", "seat", "target", "offer", "scoreless")
+
+
+def _sent_field(field: str | None, data: dict[str, Any], from_sheet: bool) -> str:
+    """The field of the request that a position's error is about: the one the client sent (the dice in hand of a
+    `roll` are its faces; the scores of a sheet come from its `entries`)."""
+    if field == "dice" and data.get("dice") is None and data.get("roll") is not None:
+        return "roll"
+    if field is None or (from_sheet and field in SHEET_FIELDS):
+        return "entries" if from_sheet else "body"
+    return field
