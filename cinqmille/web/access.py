@@ -108,8 +108,8 @@ class Access:
         if host in self.hosts:
             return True
         if self.every_interface is not None and local:
-            name, port = _local_name(local), self.every_interface
-            if host == f"{name}:{port}" or (port == 80 and host == name):
+            mine, listening = _local_name(local), self.every_interface
+            if host == f"{mine}:{listening}" or (listening == 80 and host == mine):
                 return True
         name, sep, port = host.rpartition(":") if host.count(":") == 1 or "]:" in host else (host, "", "")
         return (not sep or port.isdigit()) and name.rstrip(".") in self.names
