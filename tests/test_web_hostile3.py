@@ -119,6 +119,28 @@ def test_an_answer_carries_the_name_asked_for(client: TestClient) -> None:
     assert again["rules"] == "aa"
 
 
+def test_a_solving_answer_carries_the_name_asked_for(own_cache: Path) -> None:
+    """While a table is solved for one name, a ruleset of the same content under another name is told its own name."""
+    from cinqmille.web.tables import Tables
+
+    release = threading.Event()
+
+    def waiting(rules: Any, objective: str, progress: Any = None, players: int = 2) -> Any:
+        release.wait(timeout=20)
+        raise RuntimeError("not solved in this test")
+
+    app = create_app(tables=Tables(solver=waiting))
+    client = TestClient(app, base_url="http://localhost")
+    try:
+        first = client.post("/api/advice", json={"rules": {"toml": AA}, **QUESTION})
+        second = client.post("/api/advice", json={"rules": {"toml": AA.replace('"aa"', '"aa2"')}, **QUESTION})
+    finally:
+        release.set()
+        app.state.tables.close()
+    assert (first.status_code, second.status_code) == (202, 202)
+    assert first.json()["job"] == second.json()["job"] and second.json()["rules"] == "aa2"
+
+
 # -- 2: a head start is kept ---------------------------------------------------------------------------------------
 
 

@@ -185,7 +185,7 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
             pos, roll = position_of(data, rules)
         table = table_for(rules, 2 if pos.others is None else len(pos.others) + 1)
         if isinstance(table, Job):
-            return Json(table.as_dict(), status_code=202)
+            return Json({**table.as_dict(), "rules": rules.name}, status_code=202)  # the name asked, not the first
         return Json(advise(table, pos, roll).as_dict())
 
     def endpoint(answer: Callable[[dict[str, Any]], Response]) -> Callable[[Request], Any]:
