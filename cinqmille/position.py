@@ -180,13 +180,14 @@ class Position:
 
 def check_score(rules: Rules, score: int, label: str = "score") -> int:
     """Validate a banked score under `rules`; return it. `label` names the score: a field of the position (`me`,
-    `opp`: worded by each application) or any other text, as it is."""
+    `opp`: worded by each application) or any other text, as it is. A score below the opening is a head start of
+    the ruleset's `start`, not yet opened (RULES.md section 8), or no score."""
     label = f"`{label}`" if label.isidentifier() and label != "score" else label
     if score < 0 or score % 50:
         raise PositionError(f"{label}: a score must be a non-negative multiple of 50, got {score}")
     if score >= rules.goal:
         raise PositionError(f"{label}: a score of {score} has already reached the goal ({rules.goal}); the game is over")
-    if rules.opening and 0 < score < rules.opening and not _falls_by_points(rules):
+    if rules.opening and 0 < score < rules.opening and not _falls_by_points(rules) and score not in rules.start:
         raise PositionError(
             f"{label}: {score} is below the opening ({rules.opening}): a player is either not opened (0) or has at least {rules.opening}")
     stretch = rules.final_stretch

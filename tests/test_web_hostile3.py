@@ -463,14 +463,35 @@ def test_a_take_over_entered_short_is_refused_truly(client: TestClient) -> None:
     assert "his bank is more than" not in error and "entered whole" in error and "got 50" in error, error
 
 
-def test_a_head_start_below_the_opening_is_not_blamed_on_the_client(client: TestClient) -> None:
-    """A sheet whose ruleset gives B a head start of 150 (below the opening) is not refused as a bad 'opp' the
-    client never sent: it says plainly that advice waits until B has opened, and gives it afterwards."""
+def test_a_game_with_a_head_start_below_the_opening_is_advised(client: TestClient) -> None:
+    """A sheet whose ruleset gives B a head start of 150 (below the opening, not opened) is not refused as a bad
+    'opp' the client never sent: it is advised, and the chance at A's first roll is the solver's chance of the
+    first seat from that start; B's own turns are advised too."""
     sheet = {"rules": {"toml": FAMILY}, "players": ["A", "B"], "entries": []}
-    r = client.post("/api/advice", json=sheet)
-    assert r.status_code == 422 and r.json()["field"] == "rules", r.text
-    assert "B holds a head start of 150" in r.json()["error"] and "once B has opened" in r.json()["error"]
-    from cinqmille.position import Position, PositionError
+    for _ in range(1200):
+        r = client.post("/api/advice", json=sheet)
+        if r.status_code != 202:
+            break
+        time.sleep(0.05)
+    assert r.status_code == 200, r.text
+    start = api.solve(rules_from_text(FAMILY)).win
+    assert r.json()["win"] == pytest.approx(start[0], abs=1e-12) and r.json()["exact"] is True
+    after = client.post("/api/advice", json={**sheet, "entries": [{"kind": "bust"}], "turn": 200, "dice": 3})
+    assert after.status_code == 200 and after.json()["position"]["me"] == 150, after.text
+    assert 0 < after.json()["win"] < 1
 
-    with pytest.raises(PositionError):  # the position model itself is unchanged: 150 is not a table state
-        Position(0, 150).validate(rules_from_text(FAMILY))
+
+def test_advise_reads_a_head_start_below_the_opening(own_cache: Path, tmp_path: Path) -> None:
+    """`advise --opp 150` under a ruleset whose start gives 150 is the game from that start (exit 0); a score below
+    the opening that is no start is still refused."""
+    from click.testing import CliRunner
+
+    from cinqmille.cli import main
+
+    path = tmp_path / "family.toml"
+    path.write_text(FAMILY)
+    out = CliRunner().invoke(main, ["advise", "--rules", str(path), "--me", "0", "--opp", "150", "--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["win"] == pytest.approx(api.solve(rules_from_text(FAMILY)).win[0], abs=1e-12)
+    refused = CliRunner().invoke(main, ["advise", "--rules", str(path), "--me", "0", "--opp", "100"])
+    assert refused.exit_code == 2 and "below the opening" in refused.output

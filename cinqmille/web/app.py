@@ -283,18 +283,6 @@ def sheet_field(message: str) -> str:
     return "rules" if message.startswith("sheet log") else "entries"
 
 
-def _pending_start(state: "SheetState") -> None:
-    """Refuse advice while a player still holds a head start below the opening (RULES.md section 8: he has not
-    opened, the start is added when he does): the solved table has no such state yet (`solver.starts` gives only
-    the chances at the start of the game)."""
-    rules = state.rules
-    for name, player in zip(state.names, state.players):
-        if player.score > 0 and not player.opened:
-            raise ApiError(422, f"{name} holds a head start of {player.score}, below the opening ({rules.opening}), "
-                                f"and has not opened yet: advice at such a start is not solved yet; it is given once "
-                                f"{name} has opened", field="rules")
-
-
 def _seat_of(state: "SheetState") -> tuple[tuple[int, ...], int, int | None, tuple[int, int] | None,
                                            tuple[int, int]]:
     """The scores (the mover's first, then in playing order), seat, last-turn target, offer and scoreless-turn
@@ -302,7 +290,6 @@ def _seat_of(state: "SheetState") -> tuple[tuple[int, ...], int, int | None, tup
     reading of a table's state."""
     rules, n, mover = state.rules, len(state.scores), state.to_move
     assert mover is not None
-    _pending_start(state)
     lr = state.last_round
     if lr is not None and n != 2:
         raise ApiError(400, "advice in a last round is for two players (the last round is not yet solved for "
