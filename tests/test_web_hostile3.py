@@ -78,6 +78,20 @@ def test_another_rulesets_table_copied_over_is_not_served(client: TestClient) ->
     assert truth["win"] == pytest.approx(want_bb, abs=1e-12)
 
 
+def test_a_two_player_table_copied_over_a_three_player_one_is_not_served(client: TestClient) -> None:
+    """A two-player table copied over the three-player table's file is refused by its player count, solved again."""
+    aa = rules_from_text(AA)
+    want = api.solve(aa, players=3)
+    two = cache.cache_path(aa, "win")
+    api.save(api.compute(aa), two)
+    three = cache.cache_path(aa, "win", 3)
+    three.write_bytes(two.read_bytes())
+    body = {"me": 0, "opp": [0, 0]}
+    with pytest.warns(UserWarning, match="players"):
+        got = advice(client, AA, body)
+    assert got["win"] == pytest.approx(float(want.values[0, 0, 0, 0]), abs=1e-12)
+
+
 def _forge(rules_text: str) -> tuple[Path, float, float]:
     """bb's table with every chance complemented (1 - W), written with a valid checksum and identity; returns the
     path and the true and forged chances at the start."""
