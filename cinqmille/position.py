@@ -96,9 +96,10 @@ class Position:
                 raise PositionError(f"`opp`: a table of 3 to 8 players has 2 to 7 opponents, got {len(self.others)}")
             for score in self.others:
                 check_score(rules, score, "opp")
-            if self.target is not None or self.offer is not None:
-                raise PositionError("`target` and `offer` are for two players (the last round and take-overs are "
-                                    "not yet solved for three)")
+            for name, given in (("target", self.target), ("offer", self.offer)):
+                if given is not None:
+                    raise PositionError(f"`{name}` is for two players (the last round and take-overs are not yet "
+                                        f"solved for three)")
         if self.target is None:
             check_score(rules, self.opp, "opp")
         else:
@@ -124,11 +125,12 @@ class Position:
                 raise PositionError("`offer`: only an opened player may take over")
             self._check_offer(rules, points, dice)
         if self.turn < 0 or self.turn % 50:
-            raise PositionError(f"turn points must be a non-negative multiple of 50, got {self.turn}")
+            raise PositionError(f"turn points must be a non-negative multiple of 50, got {self.turn}", field="turn")
         if self.dice is not None and not 1 <= self.dice <= rules.dice:
-            raise PositionError(f"dice in hand must be between 1 and {rules.dice} under '{rules.name}', got {self.dice}")
+            raise PositionError(f"dice in hand must be between 1 and {rules.dice} under '{rules.name}', got {self.dice}",
+                                field="dice")
         if self.seat not in (0, 1):
-            raise PositionError(f"seat must be 0 (first in each round) or 1 (second), got {self.seat}")
+            raise PositionError(f"seat must be 0 (first in each round) or 1 (second), got {self.seat}", field="seat")
         if any(self.scoreless):
             zero = rules.zero_turns
             if zero is None:
@@ -142,7 +144,8 @@ class Position:
                                     f"{','.join(map(str, self.scoreless))}")
         if rules.end == "exact" and self.me + self.turn > rules.goal:
             raise PositionError(
-                f"under an exact end a turn cannot take {self.me} past the goal ({rules.goal}); got {self.turn} turn points")
+                f"under an exact end a turn cannot take {self.me} past the goal ({rules.goal}); got {self.turn} turn points",
+                field="turn")
         self._check_turn(rules)
         return self
 
@@ -163,26 +166,28 @@ class Position:
             raise PositionError(f"`offer`: no bank is smaller than {bank.min_bank} under '{rules.name}', got {points}")
 
     def _check_turn(self, rules: Rules) -> None:
-        """Refuse turn points and dice in hand that no sequence of keeps reaches from the start of a turn."""
+        """Refuse turn points and dice in hand that no sequence of keeps reaches from the start of a turn (about
+        `dice` when nothing is set aside, else about `turn`)."""
         from .dice.reach import reachable, why_unreachable
 
         if self.dice is not None:
             why = why_unreachable(rules, self.turn, self.dice)
             if why is not None:
-                raise PositionError(why)
+                raise PositionError(why, field="turn" if self.turn else "dice")
         elif self.turn and not reachable(rules, self.turn // 50)[-1].any():
-            raise PositionError(f"no turn holds {self.turn} points set aside under '{rules.name}'")
+            raise PositionError(f"no turn holds {self.turn} points set aside under '{rules.name}'", field="turn")
 
 
 def check_score(rules: Rules, score: int, label: str = "score") -> int:
     """Validate a banked score under `rules`; return it. `label` names the score: a field of the position (`me`,
-    `opp`: worded by each application) or any other text, as it is."""
+    `opp`: worded by each application) or any other text, as it is. A score below the opening is a head start of
+    the ruleset's `start`, not yet opened (RULES.md section 8), or no score."""
     label = f"`{label}`" if label.isidentifier() and label != "score" else label
     if score < 0 or score % 50:
         raise PositionError(f"{label}: a score must be a non-negative multiple of 50, got {score}")
     if score >= rules.goal:
         raise PositionError(f"{label}: a score of {score} has already reached the goal ({rules.goal}); the game is over")
-    if rules.opening and 0 < score < rules.opening and not _falls_by_points(rules):
+    if rules.opening and 0 < score < rules.opening and not _falls_by_points(rules) and score not in rules.start:
         raise PositionError(
             f"{label}: {score} is below the opening ({rules.opening}): a player is either not opened (0) or has at least {rules.opening}")
     stretch = rules.final_stretch

@@ -312,7 +312,7 @@ def test_the_oldest_cached_tables_are_evicted_first(tmp_path: Path) -> None:
     """evict_oldest deletes the oldest .npz files until the rest fit the bound, never one it is told to keep."""
     files = []
     for i in range(5):
-        path = tmp_path / f"t{i}.npz"
+        path = tmp_path / f"t{i}-win-{'0' * 20}-{'1' * 16}.npz"
         path.write_bytes(b"x" * 1000)
         os.utime(path, (1_000_000 + i, 1_000_000 + i))
         files.append(path)

@@ -17,8 +17,6 @@ CACHE_MAX_ENV = "CINQMILLE_CACHE_MAX_MB"
 CACHE_MAX_MB = 1024
 #: The address listened on when neither --host nor --lan is given: this machine only.
 DEFAULT_HOST = "127.0.0.1"
-#: Connections served at once (uvicorn answers 503 beyond).
-MAX_CONNECTIONS = 64
 
 
 def web_available() -> bool:
@@ -54,6 +52,7 @@ def command(rules_spec: str, host: str | None, lan: bool, port: int, cache_max_m
         fail(MISSING_EXTRA)
     import uvicorn
 
+    from ..web import serving
     from ..web.access import Access, is_local
     from ..web.app import create_app
     from ..web.lan import lan_address, qr_available, qr_text
@@ -75,8 +74,7 @@ def command(rules_spec: str, host: str | None, lan: bool, port: int, cache_max_m
     share = f"http://{address}:{bound}/" if address is not None else None
     tables = Tables(max_queued=max_queued or MAX_QUEUED, cache_max_bytes=(cache_max_mb or CACHE_MAX_MB) * 2**20)
     app = create_app(rules, tables, Access.bound(host, bound), share_url=share)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2,
-                                           limit_concurrency=MAX_CONNECTIONS))
+    server = uvicorn.Server(serving.config(app, log_level="warning", timeout_graceful_shutdown=2))
     if not is_local(str(sock.getsockname()[0])):
         click.echo(f"Warning: listening on {host}, not this machine only: anyone who can reach it may use the sheet "
                    "and start solves (there is no log-in)", err=True)

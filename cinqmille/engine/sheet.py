@@ -280,8 +280,8 @@ class Sheet:
             if not player.opened:
                 return "only an opened player may take over"
             if points <= offer.points:
-                return (f"a player who takes over {offer.points} must roll before banking: his bank is more "
-                        f"than {offer.points}")
+                return (f"a bank that takes over {offer.points} is entered whole, the taken points included: more "
+                        f"than {offer.points}, as the taker must roll before banking; got {points}")
             own = points - offer.points
         if own <= rules.goal * 2 and not entry.taken and not reachable(rules, 2 * rules.goal // 50)[own // 50].any():
             return f"no turn makes exactly {points} points under '{rules.name}'"

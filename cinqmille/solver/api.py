@@ -225,6 +225,32 @@ def load(path: Path) -> SolveResult:
     return _result(rules, arrays, meta)
 
 
+def load_cached(rules: Rules, objective: Objective = "win", players: int = 2) -> SolveResult | None:
+    """The cached table of `rules` for `objective` and `players`, read as `solve` reads it, or None when there is
+    none; never computed here. The file must be this ruleset's table (its identity: content, objective, player
+    count, solver version; shapes, checksum, values) and, the first time it is read, pass a sample of rows
+    recomputed by the kernel (`cache.vouch`); a damaged, foreign or forged file is deleted with one warning (None).
+    A file that cannot be read raises `cache.UnreadableTable`. The result carries `rules` as asked (its name)."""
+    path = cache.cache_path(rules, objective, players)
+    found = cache.try_load(path, result_spec(rules, objective, players))
+    if found is None:
+        return None
+    try:
+        result = _result(rules, *found)
+        if (result.objective, result.players) != (objective, players if objective == "win" else result.players):
+            raise cache.CorruptTable(f"its metadata names the objective {result.objective!r} for "
+                                     f"{result.players} players")
+        if not cache.vouched(path, found[1]):  # sampled once per file (`cache.vouch`)
+            why = result.sample_problem()  # a forgery with a valid checksum: plausible values, not the solution
+            if why:
+                raise cache.CorruptTable(why)
+            cache.vouch(path, found[1])
+        return result
+    except cache.CorruptTable as exc:
+        cache.discard(path, exc, stacklevel=3)
+        return None
+
+
 def solve_label(rules: Rules, objective: str, players: int, cached: bool) -> str:
     """What a solve says it is doing: "Solving 'standard' for 3 players (first use, cached afterwards)"."""
     who = f" for {players} players" if players != 2 else ""
@@ -250,23 +276,11 @@ def solve(rules: Rules | str | None = None, objective: Objective = "win", progre
     path = cache.cache_path(rules, objective, players)
     writable = True
     try:
-        found = cache.try_load(path, result_spec(rules, objective, players))
+        cached = load_cached(rules, objective, players)
     except cache.UnreadableTable:
-        found, writable = None, False
-    if found is not None:
-        try:
-            result = _result(rules, *found)
-            if (result.objective, result.players) != (objective, players if objective == "win" else result.players):
-                raise cache.CorruptTable(f"its metadata names the objective {result.objective!r} for "
-                                         f"{result.players} players")
-            if not cache.vouched(path, found[1]):  # sampled once per file (`cache.vouch`)
-                why = result.sample_problem()  # a forgery with a valid checksum: plausible values, not the solution
-                if why:
-                    raise cache.CorruptTable(why)
-                cache.vouch(path, found[1])
-            return result
-        except cache.CorruptTable as exc:
-            cache.discard(path, exc)
+        cached, writable = None, False
+    if cached is not None:
+        return cached
     size = check_budget(rules, objective, limits, players).states
     with working(solve_label(rules, objective, players, cached=writable), progress, size) as update:
         result = compute(rules, objective, update, players=players)

@@ -33,6 +33,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import stat
 import warnings
 import zipfile
@@ -121,17 +122,34 @@ def prune_stale(path: Path) -> int:
     return removed
 
 
+#: The name of every table file the cache writes (`cache_path`; `policies.tables.table_path`): the ruleset's name cut
+#: to 40 safe characters, the kind of table, the ruleset's content key and the solver version.
+TABLE_NAME = re.compile(r"[\w-]{0,40}-[a-z0-9-]+-[0-9a-f]{20}-[0-9a-f]{16}\.npz")
+
+
+def cache_file(path: Path) -> bool:
+    """Whether `path` is a table file the cache wrote: named as it names them, and a regular file (not a symbolic
+    link, a folder or a device). Nothing else in the cache folder is the cache's to delete."""
+    try:
+        return TABLE_NAME.fullmatch(path.name) is not None and stat.S_ISREG(os.lstat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 def evict_oldest(directory: Path, max_bytes: int, keep: Collection[Path] = ()) -> int:
     """Delete the oldest table files of `directory` (by modification time) until they hold at most `max_bytes`.
 
-    Files in `keep` (the table just written) stay; a file that vanishes or cannot
+    Only the cache's own table files count and go (`cache_file`: its naming, regular files, never a symbolic link
+    or a file of the user's); files in `keep` (the table just written) stay; a file that vanishes or cannot
     be deleted meanwhile is skipped. Returns the number of files deleted.
     """
     kept = {Path(p).resolve() for p in keep}
     found = []
     for path in Path(directory).glob("*.npz"):
+        if not cache_file(path):
+            continue
         try:
-            info = path.stat()
+            info = path.lstat()
         except OSError:
             continue
         found.append((info.st_mtime, path.name, info.st_size, path))
@@ -140,7 +158,7 @@ def evict_oldest(directory: Path, max_bytes: int, keep: Collection[Path] = ()) -
     for _, _, size, path in sorted(found):
         if total <= max_bytes:
             break
-        if path.resolve() in kept:
+        if path.resolve() in kept or not cache_file(path):
             continue
         try:
             path.unlink()

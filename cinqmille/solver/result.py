@@ -163,6 +163,11 @@ class SolveResult:
         """(block, row) of the policy table that a position is read from (my last turn when `target` is set)."""
         self._need("win")
         others = getattr(position, "others", None)
+        from .starts import at_starts
+
+        started = at_starts(self, (position.me, position.opp) + tuple(others or ()))  # a head start not yet opened
+        if started is not self:
+            return started.spot(position)
         if self.players > 2:
             if others is None or len(others) < self.players - 1:
                 raise PositionError(f"`opp`: a {self.players}-player table needs the scores of all "

@@ -7,13 +7,15 @@ still needs the opening, and the start adds to the bank that opens it,
 `BankRules.opened`): no state of the table leads there, so those rows are
 solved beside it, by the drivers' own levels (`two_player.solve_game` and
 `n_player.solve_players` with `pending` and `base`), and kept with the result.
-The table itself does not depend on the starts, nor does its cache.
+The table itself does not depend on the starts, nor does its cache. During a
+game, a seat still on its head start is read from `at_starts`: the result with
+those rows, whose policy (and so the advice) reads them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -97,3 +99,29 @@ def start_notes(result: "SolveResult", starts: Sequence[Sequence[int]]) -> tuple
     """What the chances from `starts` assume beyond the table's own assumptions (empty when exact)."""
     rows = [check_start(result, s) for s in starts]
     return extended(result, pending_of(result, [x * UNIT for r in rows for x in r])).notes
+
+
+def at_starts(result: "SolveResult", scores: Sequence[int]) -> "SolveResult":
+    """`result` where some of `scores` (points, any seats) are head starts below the opening, not yet opened: a copy
+    whose table holds those starts' rows (`extended`) and whose grid and model know them, so that its policy (and
+    the advice read from it) plays them; `result` itself when none is. Kept on `result` once made."""
+    pending = pending_of(result, scores)
+    if not pending:
+        return result
+    made: dict[tuple[int, ...], "SolveResult"] = result.__dict__.setdefault("_at_starts", {})
+    found = made.get(pending)
+    if found is None:
+        from .grid import ScoreGrid
+        from .turns import GameModel
+
+        ext = extended(result, pending)
+        values = ext.values if result.players > 2 or result.values.ndim == 3 else ext.values[0]
+        found = replace(result, values=values, residual=max(result.residual, ext.residual),
+                        exact=result.exact and not ext.notes, assumptions=tuple(result.assumptions) + ext.notes)
+        model = GameModel(result.rules, result.kernel, pending)
+        if model.offers is not None and result.offers is not None:
+            model.offers = result.offers  # a seat on its head start is never offered a take-over (not opened)
+        found.__dict__.update(kernel=result.kernel, grid=ScoreGrid.of(result.rules, pending), model=model,
+                              _at_starts={pending: found})
+        made[pending] = found
+    return found

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import re
 from collections.abc import AsyncIterator, Callable
 from functools import partial
 from importlib import resources
@@ -35,9 +36,9 @@ from starlette.staticfiles import StaticFiles
 from ..errors import CinqmilleError
 from ..position import Position, PositionError
 from ..rules import Rules, load_rules, preset_descriptions, to_dict, to_toml
-from ..rules.loading import PRESET_NAMES, content_key
+from ..rules.loading import PRESET_NAMES, RulesError
 from .access import Access, Guard
-from .bodies import ApiError, checked, position_of, read_json, rules_of
+from .bodies import ApiError, checked, parse_json, position_of, read_body, rules_of
 from .card import key_rules
 from .lan import qr_svg
 from .openapi import openapi
@@ -81,9 +82,9 @@ def _static_dir() -> str:
 
 
 def _preset_of(rules: Rules) -> str | None:
-    """The preset whose content `rules` has (None for a ruleset of its own)."""
-    key = content_key(rules)
-    return next((name for name in PRESET_NAMES if content_key(load_rules(name)) == key), None)
+    """The preset that `rules` is, whole: name, description and starting scores too (None for a ruleset of its own,
+    even one that shares a preset's solved table: `content_key` leaves the name and the start out)."""
+    return next((name for name in PRESET_NAMES if load_rules(name) == rules), None)
 
 
 def _rules_spec(rules: Rules) -> Any:
@@ -113,7 +114,15 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
         return await anyio.to_thread.run_sync(partial(fn, *args), limiter=limiter[0])
 
     def sheet_of(data: dict[str, Any], rules: Rules) -> SheetState:
-        return play_sheet(rules, data.get("players", ()), data.get("entries", []))
+        entries = data.get("entries", [])
+        for i, entry in enumerate(entries):
+            if entry.get("kind") == "bank" and "points" not in entry:
+                raise ApiError(400, f"'entries[{i}].points' is missing: a bank gives its points",
+                               field=f"entries[{i}].points")
+        try:
+            return play_sheet(rules, data.get("players", ()), entries)
+        except SheetError as exc:
+            raise ApiError(400, _line(exc), field=sheet_field(str(exc))) from None
 
     async def index(request: Request) -> Response:
         return FileResponse(f"{_static_dir()}/index.html", headers={"Cache-Control": "no-cache"})
@@ -146,8 +155,8 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
             try:
                 table = table_for(rules, len(state.names))
                 out["table"] = table.as_dict() if isinstance(table, Job) else {"status": "ready"}
-            except QueueFull:
-                out["table"] = {"status": "queued later: the server is busy"}
+            except QueueFull as exc:  # not started: the advice asks again (a 429 until a place frees)
+                out["table"] = {"status": "busy", "retry_after": exc.retry_after}
         return Json(out)
 
     def log_answer(data: dict[str, Any]) -> Response:
@@ -155,7 +164,12 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
                     headers={"Content-Disposition": 'attachment; filename="cinqmille-sheet.json"'})
 
     def replay_answer(data: dict[str, Any]) -> Response:
-        state = replay_sheet_log(data)
+        try:
+            state = replay_sheet_log(data)
+        except SheetError as exc:
+            raise ApiError(400, _line(exc), field=sheet_field(str(exc))) from None
+        except RulesError as exc:
+            raise ApiError(400, _line(exc), field="rules") from None
         return Json({"rules": _rules_spec(state.rules), "players": list(state.names),
                      "entries": [e.as_dict() for e in state.entries], "sheet": state.as_dict()})
 
@@ -171,12 +185,16 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
             pos, roll = position_of(data, rules)
         table = table_for(rules, 2 if pos.others is None else len(pos.others) + 1)
         if isinstance(table, Job):
-            return Json(table.as_dict(), status_code=202)
+            return Json({**table.as_dict(), "rules": rules.name}, status_code=202)  # the name asked, not the first
         return Json(advise(table, pos, roll).as_dict())
 
     def endpoint(answer: Callable[[dict[str, Any]], Response]) -> Callable[[Request], Any]:
+        def parse_and_answer(method: str, path: str, body: bytes) -> Response:
+            return answer(parse_json(method, path, body))
+
         async def handle(request: Request) -> Response:
-            return await work(answer, await read_json(request))
+            body = await read_body(request)  # read on the loop, parsed and answered in a worker thread
+            return await work(parse_and_answer, request.method, request.url.path, body)
 
         return handle
 
@@ -245,6 +263,24 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
     app.state.tables = store
     app.add_middleware(Guard, access=access or Access.local())
     return app
+
+
+def _line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:1000] if text else "bad input"
+
+
+def sheet_field(message: str) -> str:
+    """The request field a sheet's (or a sheet log's) error is about, read from the engine's message."""
+    entry = re.match(r"entry (\d+)(?:: '(\w+)')?", message)
+    if entry:
+        return f"entries[{int(entry.group(1)) - 1}]" + (f".{entry.group(2)}" if entry.group(2) else "")
+    for start, field in (("players", "players"), ("entries", "entries"), ("sheet log: 'entries'", "entries"),
+                         ("sheet log: its entries give the scores", "scores"), ("sheet log version", "version"),
+                         ("not a sheet log", "format")):
+        if message.startswith(start):
+            return field
+    return "rules" if message.startswith("sheet log") else "entries"
 
 
 def _seat_of(state: "SheetState") -> tuple[tuple[int, ...], int, int | None, tuple[int, int] | None,

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
+import anyio
 from starlette.requests import ClientDisconnect, Request
 
 from ..engine.sheet import LOG_FORMAT, LOG_VERSION, MAX_ENTRIES, MAX_NAME, MAX_PLAYERS, MIN_PLAYERS
@@ -33,6 +34,8 @@ MAX_BODY = 256 * 1024
 MAX_NUMBER = 10**9
 #: The most dice a ruleset plays with.
 MAX_DICE = 6
+#: Seconds a request body has to arrive, once its headers have (a 408 beyond).
+BODY_TIMEOUT = 30.0
 #: The content type every request body must declare.
 JSON_TYPE = "application/json"
 
@@ -331,8 +334,9 @@ def json_type(header: str | None) -> bool:
     return main.strip().lower() == JSON_TYPE and charset in ("", "charset=utf-8", 'charset="utf-8"')
 
 
-async def read_json(request: Request) -> dict[str, Any]:
-    """The JSON object of the request body, at most `MAX_BODY` bytes, checked against its endpoint's schema."""
+async def read_body(request: Request) -> bytes:
+    """The request body, at most `MAX_BODY` bytes, declared as JSON (read on the event loop, parsed by `parse_json`
+    in a worker thread: a body of 256 KiB takes milliseconds to parse, which the loop must not spend)."""
     if not json_type(request.headers.get("content-type")):
         raise ApiError(415, f"the request body must be JSON (Content-Type: {JSON_TYPE})", field="Content-Type")
     declared = request.headers.get("content-length")
@@ -340,24 +344,39 @@ async def read_json(request: Request) -> dict[str, Any]:
         raise ApiError(413, f"the request body is larger than {MAX_BODY // 1024} KiB", field="body")
     body = bytearray()
     try:
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > MAX_BODY:
-                raise ApiError(413, f"the request body is larger than {MAX_BODY // 1024} KiB", field="body")
+        with anyio.move_on_after(BODY_TIMEOUT) as deadline:
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > MAX_BODY:
+                    raise ApiError(413, f"the request body is larger than {MAX_BODY // 1024} KiB", field="body")
+        if deadline.cancelled_caught:
+            raise ApiError(408, f"the request body did not arrive within {BODY_TIMEOUT:g} seconds", field="body",
+                           headers={"Connection": "close"})
     except ClientDisconnect:
         client = request.client
         log.warning("%s %s: the client %s left before sending its whole body", request.method, request.url.path,
                     f"{client.host}:{client.port}" if client else "")
         raise ApiError(400, "the client left before sending its whole body", field="body") from None
+    return bytes(body)
+
+
+def parse_json(method: str, path: str, body: bytes) -> dict[str, Any]:
+    """The JSON object of a request body read by `read_body`, checked against its endpoint's schema."""
     try:
-        data = json.loads(bytes(body).decode("utf-8"))
+        data = json.loads(body.decode("utf-8"))
     except UnicodeDecodeError:
         raise ApiError(400, "the request body is not UTF-8 text", field="body") from None
     except (ValueError, RecursionError):
         raise ApiError(400, "the request body is not valid JSON", field="body") from None
     if not isinstance(data, dict):
         raise ApiError(400, "the request body must be a JSON object", field="body")
-    return checked(request.method, request.url.path, data)
+    return checked(method, path, data)
+
+
+async def read_json(request: Request) -> dict[str, Any]:
+    """The JSON object of the request body, at most `MAX_BODY` bytes, checked against its endpoint's schema (parsed
+    here, on the caller's thread: the app parses in a worker thread, `read_body` then `parse_json`)."""
+    return parse_json(request.method, request.url.path, await read_body(request))
 
 
 def checked(method: str, path: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -401,6 +420,7 @@ def position_of(data: dict[str, Any], rules: Rules, scores: tuple[int, ...] | No
     `scores` (the mover's first, then the opponents in playing order) come from a
     sheet; without them the request gives ``me`` and ``opp`` (a number or a list).
     """
+    from_sheet = scores is not None
     if scores is None:
         opp = data.get("opp", 0)
         scores = (data.get("me") or 0,) + (tuple(opp) if isinstance(opp, list) else (opp,))
@@ -420,12 +440,27 @@ def position_of(data: dict[str, Any], rules: Rules, scores: tuple[int, ...] | No
     pos = Position(scores[0], opps[0], turn, dice, seat=seat, offer=offer, target=target,
                    others=opps if len(opps) > 1 else None, scoreless=scoreless)
     if rolled is None and dice is None and turn > 0:
-        raise PositionError("give 'dice' (dice in hand: bank or roll?) or 'roll' (which dice to keep?)")
+        raise ApiError(400, "give 'dice' (dice in hand: bank or roll?) or 'roll' (which dice to keep?)", field="dice")
     if rolled is not None and dice is not None and dice != len(rolled):
-        raise PositionError(f"the roll has {len(rolled)} dice but 'dice' says {dice} are in hand")
+        raise ApiError(400, f"the roll has {len(rolled)} dice but 'dice' says {dice} are in hand", field="dice")
     in_hand = len(rolled) if rolled is not None else pos.dice
     try:
         replace(pos, dice=in_hand).validate(rules)
     except PositionError as exc:  # the position's fields, worded as this API's JSON fields
-        raise ApiError(400, exc.worded(lambda name: f"'{name}'").splitlines()[0], field=exc.field) from None
+        raise ApiError(400, exc.worded(lambda name: f"'{name}'").splitlines()[0],
+                       field=_sent_field(exc.field, data, from_sheet)) from None
     return pos, rolled
+
+
+#: The fields of a position that a sheet gives (the client sent its entries, not these).
+SHEET_FIELDS = ("me", "opp", "seat", "target", "offer", "scoreless")
+
+
+def _sent_field(field: str | None, data: dict[str, Any], from_sheet: bool) -> str:
+    """The field of the request that a position's error is about: the one the client sent (the dice in hand of a
+    `roll` are its faces; the scores of a sheet come from its `entries`)."""
+    if field == "dice" and data.get("dice") is None and data.get("roll") is not None:
+        return "roll"
+    if field is None or (from_sheet and field in SHEET_FIELDS):
+        return "entries" if from_sheet else "body"
+    return field

@@ -1,22 +1,31 @@
 """The solved tables of the web app: loaded once per ruleset, solved in a background thread, never in a request.
 
 `Tables.get` answers at once: the table (kept in memory after its first use, or
-read from the solver's cache on disk, as the CLI reads it), or a `Job` that a
-single background thread is working on, whose `progress` the page polls
+read from the solver's cache on disk by the CLI's own loader, `solver.api.load_cached`:
+the file's identity, player count, values and, the first time, a sample of rows
+recomputed), or a `Job` that a single background thread is working on, whose `progress` the page polls
 (`/api/progress`). One solve runs at a time, so the machine stays usable; at most
 `max_queued` wait or run (`QueueFull` beyond, a 429). A finished job's status
 stays answerable (a bounded record of the last `MAX_FINISHED`, apart from the
 tables in memory), and after each solve the oldest table files of the cache are
 deleted beyond `cache_max_bytes` (`solver.cache.evict_oldest`).
+
+A table in memory is shared by the rulesets of the same content (the name,
+description and starting scores change no table), but each answer carries the
+ruleset asked for; and it is read again through the loader when its cache file
+has changed since (the CLI replaced a damaged or forged one).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import CinqmilleError
@@ -68,13 +77,57 @@ def table_key(rules: Rules, players: int) -> str:
     return f"{content_key(rules)}-{players}"
 
 
+Signature = tuple[int, int, int, int]
+
+
+def _signature(path: Path) -> Signature | None:
+    """What identifies the file at `path` as it is now (None when there is none)."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+
+
+@dataclass
+class _Kept:
+    """A table in memory, the cache file it was read from or written to, and that file's signature then."""
+
+    result: "SolveResult"
+    path: Path | None
+    signature: Signature | None
+    named: dict[Rules, "SolveResult"] = field(default_factory=dict)  # the same table under other names
+
+    def current(self) -> bool:
+        """Whether the cache file is still the one the table came from (a vanished file changes nothing)."""
+        if self.path is None:
+            return True
+        now = _signature(self.path)
+        return now is None or now == self.signature
+
+    def as_asked(self, rules: Rules) -> "SolveResult":
+        """The table under the ruleset `rules` as asked (its name, description and start)."""
+        result = self.result
+        if getattr(result, "rules", rules) == rules or not dataclasses.is_dataclass(result):
+            return result
+        found = self.named.get(rules)
+        if found is None:
+            found = dataclasses.replace(result, rules=rules)
+            fields = {f.name for f in dataclasses.fields(result)}
+            found.__dict__.update({k: v for k, v in result.__dict__.items() if k not in fields})  # its derived tables
+            if len(self.named) >= MAX_TABLES:
+                self.named.clear()
+            self.named[rules] = found
+        return found
+
+
 class Tables:
     """Solved `win` tables by ruleset content and number of players, shared by every request."""
 
     def __init__(self, max_queued: int = MAX_QUEUED, cache_max_bytes: int | None = None,
                  solver: "Callable[..., SolveResult] | None" = None) -> None:
         self._lock = threading.Lock()
-        self._ready: dict[str, SolveResult] = {}
+        self._ready: dict[str, _Kept] = {}
         self._jobs: dict[str, Job] = {}
         self._finished: OrderedDict[str, Job] = OrderedDict()
         self.max_queued, self.cache_max_bytes = max_queued, cache_max_bytes
@@ -83,21 +136,20 @@ class Tables:
 
     def get(self, rules: Rules, players: int = 2) -> "SolveResult | Job":
         """The table if it is at hand (memory, or the disk cache), else the job that solves it (started if needed)."""
-        from ..solver.api import is_cached
-
         key = table_key(rules, players)
         with self._lock:
-            found = self._ready.get(key)
-            if found is not None:
-                return found
+            kept = self._ready.get(key)
+            if kept is not None and not kept.current():
+                del self._ready[key]  # its file was replaced since: read again, checked
+                kept = None
+            if kept is not None:
+                return kept.as_asked(rules)
             job = self._jobs.get(key)
             if job is not None:
                 return job
-        if is_cached(rules, players):
-            try:
-                return self._keep(key, _load(rules, players))
-            except (CinqmilleError, OSError):
-                pass  # a damaged or unreadable cache file: `solve` deals with it in the background
+        found = _load(rules, players)
+        if found is not None:
+            return self._keep(key, found, rules, players).as_asked(rules)
         with self._lock:
             job = self._jobs.get(key)
             if job is None:
@@ -114,16 +166,18 @@ class Tables:
         with self._lock:
             job = self._jobs.get(key) or self._finished.get(key)
             if job is None and key in self._ready:
-                job = Job(key, self._ready[key].rules.name, 1.0)
+                job = Job(key, self._ready[key].result.rules.name, 1.0)
                 job.done.set()
             return job
 
-    def _keep(self, key: str, result: "SolveResult") -> "SolveResult":
+    def _keep(self, key: str, result: "SolveResult", rules: Rules, players: int) -> _Kept:
+        path = _cache_path(rules, players)
+        kept = _Kept(result, path, None if path is None else _signature(path))
         with self._lock:
-            self._ready[key] = result
+            self._ready[key] = kept
             while len(self._ready) > MAX_TABLES:
                 del self._ready[next(iter(self._ready))]
-        return result
+        return kept
 
     def _solve(self, job: Job, rules: Rules, players: int) -> None:
         def progress(fraction: float) -> None:
@@ -133,7 +187,7 @@ class Tables:
             from ..solver import solve
 
             result = (self._solver or solve)(rules, "win", progress=progress, players=players)
-            self._keep(job.key, result)
+            self._keep(job.key, result, rules, players)
             job.progress = 1.0
             self._bound_cache(rules, players)
         except CinqmilleError as exc:
@@ -176,9 +230,22 @@ class Tables:
                 self._finish(job)
 
 
-def _load(rules: Rules, players: int) -> "SolveResult":
-    """The cached table, read and checked, never recomputed here (a damaged file raises `CinqmilleError`)."""
-    from ..solver.api import load
+def _cache_path(rules: Rules, players: int) -> Path | None:
     from ..solver.cache import cache_path
 
-    return load(cache_path(rules, "win", players))
+    try:
+        return cache_path(rules, "win", players)
+    except (OSError, ValueError):
+        return None
+
+
+def _load(rules: Rules, players: int) -> "SolveResult | None":
+    """The cached table, read and checked by the CLI's loader (`solver.api.load_cached`), never computed here; None
+    when there is none, or it is damaged, foreign or forged (deleted with a warning), or cannot be read (the
+    background solve says why)."""
+    from ..solver.api import load_cached
+
+    try:
+        return load_cached(rules, "win", players)
+    except (CinqmilleError, OSError):
+        return None
