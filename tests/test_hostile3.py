@@ -122,6 +122,22 @@ def test_a_figure_is_written_atomically_and_a_link_in_its_place_is_refused(tmp_p
         save_figure(fig, tmp_path / "g.svg")
 
 
+# -- 2. dist names every opponent ---------------------------------------------------------------------------
+def test_dist_of_a_three_player_turn_shows_every_opponent(aa_file: Path) -> None:
+    """`dist --me 300 --opp 350,900 --json` gives both opponents (and three players), the text names both."""
+    args = ["dist", "--rules", str(aa_file), "--me", "300", "--opp", "350,900"]
+    out = CliRunner().invoke(main, args + ["--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["position"]["opp"] == [350, 900] and data["position"]["players"] == 3
+    assert abs(data["mean"] - 244) < 1
+    two = json.loads(CliRunner().invoke(main, ["dist", "--rules", str(aa_file), "--me", "300", "--opp", "350",
+                                               "--json"]).stdout)
+    assert two["position"]["opp"] == 350 and two["position"]["players"] == 2
+    text = CliRunner().invoke(main, args)
+    assert text.exit_code == 0 and "opponents 350, 900" in text.stdout.splitlines()[0]
+
+
 # -- 3. a full disk ---------------------------------------------------------------------------------------
 def _limited(max_bytes: int):  # type: ignore[no-untyped-def]
     def limit() -> None:
@@ -152,6 +168,96 @@ def test_a_pdf_on_a_full_disk_is_one_line_and_leaves_nothing(command: list[str],
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
     assert len(lines) == 1 and lines[0].startswith(f"Error: {pdf}: cannot write"), proc.stderr[-2000:]
     assert list(out.iterdir()) == []
+
+
+# -- 4. long work: checks first, then a line that says what is done ---------------------------------------
+def test_card_into_a_folder_that_cannot_be_written_is_refused_before_the_search(aa_file: Path,
+                                                                                monkeypatch: pytest.MonkeyPatch,
+                                                                                tmp_path: Path) -> None:
+    """`card -o` into a folder where no file can be made (/proc; a read-only folder for a user who is not root) is
+    one line before the search starts."""
+    from cinqmille.research import card
+
+    def no_search(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the card was searched before the output was checked")
+
+    monkeypatch.setattr(card, "card_report", no_search)
+    targets = [Path("/proc/cinqmille-card.pdf")]
+    if os.geteuid() != 0:
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o555)
+        targets.append(locked / "card.pdf")
+    for target in targets:
+        result = CliRunner().invoke(main, ["card", "--rules", str(aa_file), "-o", str(target)])
+        assert "cannot write here" in one_error_line(result)
+
+
+def test_export_of_every_keep_past_the_row_limit_is_refused_before_the_solve(aa_file: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch,
+                                                                            tmp_path: Path) -> None:
+    """`export --players 4 --all-keeps` of 50,625 score tuples is refused at once (every keep of each tuple's first
+    roll passes 25 million rows), without loading or solving the table."""
+    from cinqmille.cli import advise_cmd
+
+    def no_table(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the table was loaded before the row count was checked")
+
+    monkeypatch.setattr(advise_cmd, "load_win_table", no_table)
+    result = CliRunner().invoke(main, ["export", "--rules", str(aa_file), "--players", "4", "--all-keeps",
+                                       "-o", str(tmp_path / "p.csv")])
+    line = one_error_line(result)
+    assert "at least" in line and "25,000,000" in line and "--opp3" in line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_n_player_keep_table_past_its_limit_is_refused_from_a_sample_before_the_work(tmp_path: Path) -> None:
+    """The keep rows of an n-player export are estimated from a few score tuples: past the limit, refused before
+    the first tuple's keeps are computed (no progress said)."""
+    from cinqmille.errors import CinqmilleError
+    from cinqmille.export import parse_scores, seat_tables
+    from cinqmille.rules import rules_from_dict
+    from cinqmille.solver import solve
+
+    rules = rules_from_dict({"goal": 400, "opening": 100}, "small3")
+    result = solve(rules, "win", players=3)
+    scores = parse_scores(None, rules, "--me")
+    told: list[float] = []
+    with pytest.raises(CinqmilleError, match="would have about"):
+        seat_tables(result, scores, [scores, scores], keeps=True, progress=told.append, max_keep_rows=10_000,
+                    every=True)
+    assert told == []
+
+
+@pytest.mark.parametrize("args,label", [
+    (["card"], "Searching the strategy card of 'aa'"),
+    (["fair"], "Solving the head starts below the opening of 'aa'"),
+    (["dist", "--me", "300", "--opp", "350", "--turns"], "Following the turns of a game of 'aa'"),
+])
+def test_long_work_says_what_it_does(args: list[str], label: str, aa_file: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """`card`, `fair` and `dist --turns` say their own work (not only a solve) through the progress reporter:
+    off a terminal one line, for work at the reporter's threshold (here lowered to every piece of work, the
+    table being cached)."""
+    from cinqmille.rules import load_rules
+    from cinqmille.solver import solve
+
+    solve(load_rules(str(aa_file)), "win")
+    monkeypatch.setattr(cli_progress, "QUIET_STATES", 0)
+    out = CliRunner().invoke(main, [args[0], "--rules", str(aa_file), *args[1:]])
+    assert out.exit_code == 0, out.output
+    said = [line for line in out.stderr.splitlines() if line.startswith(cli_progress.LINE_PREFIX)]
+    assert any(line.startswith(cli_progress.LINE_PREFIX + label) for line in said), out.stderr
+
+
+def test_the_size_of_a_standard_card_search_is_reported_off_a_terminal() -> None:
+    """The card search of 'standard' (two minutes) is work past the reporter's threshold; 'aa''s is not."""
+    from cinqmille.research.card import SEARCH_EVALUATIONS
+    from cinqmille.rules import load_rules, rules_from_dict
+    from cinqmille.solver.budget import estimate
+
+    assert estimate(load_rules("standard"), "win").states * SEARCH_EVALUATIONS >= cli_progress.QUIET_STATES
+    tiny = rules_from_dict({"goal": 300, "opening": 100}, "t")
+    assert estimate(tiny, "win").states * SEARCH_EVALUATIONS < cli_progress.QUIET_STATES
 
 
 # -- 6. system errors in words ----------------------------------------------------------------------------
