@@ -260,6 +260,90 @@ def test_the_size_of_a_standard_card_search_is_reported_off_a_terminal() -> None
     assert estimate(tiny, "win").states * SEARCH_EVALUATIONS < cli_progress.QUIET_STATES
 
 
+# -- 5. a forged vouch record beside a forged table ------------------------------------------------------
+def _forge(players: int) -> tuple[object, np.ndarray, Path]:
+    """Solve `SMALL` for `players`, then put in its cache file the table with its later seats rotated (the
+    mover's chances right, a valid checksum): (rules, the true values, the file)."""
+    from cinqmille.rules import rules_from_dict
+    from cinqmille.solver import cache, solve
+    from cinqmille.solver.api import result_spec
+
+    rules = rules_from_dict({"goal": 400, "opening": 100}, "small4")
+    true = solve(rules, "win", players=players).values.copy()
+    path = cache.cache_path(rules, "win", players)
+    arrays, meta = cache.load_npz(path)
+    values = arrays["values"].copy()
+    if players == 3:  # seat 1 takes the last seat's chance
+        values[..., 1] = 1.0 - values[..., 0] - values[..., 1]
+    else:
+        values[..., 1:] = np.roll(values[..., 1:], 1, axis=-1)
+    assert np.nanmax(np.abs(values - true)) > 0.05
+    arrays["values"] = values
+    plain = {k: v for k, v in meta.items() if k not in ("checksum", "arrays", "table")}
+    cache.save_npz(path, arrays, plain, result_spec(rules, "win", players))
+    return rules, true, path
+
+
+def _forged_record(path: Path, signed: bool) -> None:
+    """What a forger who can write the cache folder and stat the file writes: the identity the record holds
+    (inode, times, checksum), unsigned (the old format) or with a signature of his own."""
+    import hashlib
+    import hmac
+
+    from cinqmille.solver import cache
+
+    identity = cache._identity(path, cache.load_npz(path)[1])
+    record = cache._vouch_path(path)
+    record.parent.mkdir(parents=True, exist_ok=True)
+    body = {"identity": identity,
+            "signature": hmac.new(b"guessed" * 5, json.dumps(identity, sort_keys=True).encode(),
+                                  hashlib.sha256).hexdigest()} if signed else identity
+    record.write_text(json.dumps(body))
+
+
+@pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.parametrize("record", ["none", "unsigned", "signed by the forger"])
+def test_a_forged_table_with_a_forged_vouch_is_sampled_and_refused(players: int, record: str,
+                                                                   tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table whose later seats are rotated, beside no record, a record copied from `stat` or one signed with
+    another secret, is sampled, refused with a warning and solved again (the CLI prints the true chances)."""
+    from cinqmille.solver import cache, solve
+
+    monkeypatch.setenv("CINQMILLE_CACHE", str(tmp_path / "cache"))
+    rules, true, path = _forge(players)
+    if record != "none":
+        _forged_record(path, record == "signed by the forger")
+        assert not cache.vouched(path, cache.load_npz(path)[1])
+    with pytest.warns(UserWarning, match="not the game's solution"):
+        found = solve(rules, "win", players=players)
+    assert np.allclose(found.values, true, equal_nan=True)
+    assert cache.vouched(path, cache.load_npz(path)[1])  # solved again here: vouched by this user's cinqmille
+
+
+def test_the_vouch_secret_is_private_and_outside_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           private_secret: Path) -> None:
+    """The secret is made once, mode 0600, in the data folder (not under CINQMILLE_CACHE); one that others may
+    read is not trusted (nothing is vouched, every table is sampled)."""
+    from cinqmille.rules import rules_from_dict
+    from cinqmille.solver import cache, solve
+
+    monkeypatch.setenv("CINQMILLE_CACHE", str(tmp_path / "cache"))
+    rules = rules_from_dict({"goal": 400, "opening": 100}, "small4")
+    solve(rules, "win", players=3)
+    key = cache.secret_path()
+    assert key.is_file() and private_secret in key.parents and (tmp_path / "cache") not in key.parents
+    assert key.stat().st_mode & 0o777 == 0o600
+    path = cache.cache_path(rules, "win", 3)
+    meta = cache.load_npz(path)[1]
+    assert cache.vouched(path, meta)
+    key.chmod(0o644)
+    try:
+        assert not cache.vouched(path, meta)
+    finally:
+        key.chmod(0o600)
+
+
 # -- 6. system errors in words ----------------------------------------------------------------------------
 @pytest.mark.parametrize("error,words", [
     (OSError(), "failed"),
