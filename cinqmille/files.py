@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .errors import CinqmilleError
 
+
 class WriteError(CinqmilleError):
     """A file that cannot be written: a target in the way, a folder that cannot be written, a full disk."""
 
@@ -79,7 +80,7 @@ def check_target(path: Path, links: bool = True) -> None:
     path = Path(path)
     if not links and path.is_symlink():
         raise WriteError(f"{path}: is a symbolic link, not a regular file; refusing to write through it or "
-                             f"replace it")
+                         f"replace it")
     try:
         info = os.stat(path)  # follows symbolic links: a link to /dev/null is a device
     except FileNotFoundError:
@@ -114,18 +115,21 @@ def check_folder(path: Path) -> None:
         raise WriteError(f"{path}: cannot write here ({os_words(exc)})") from None
 
 
+def error_chain(exc: BaseException) -> list[BaseException]:
+    """`exc` and the exceptions it was raised from or while handling, outermost first."""
+    out: list[BaseException] = []
+    found: BaseException | None = exc
+    while found is not None and all(found is not seen for seen in out):
+        out.append(found)
+        found = found.__cause__ or found.__context__
+    return out
+
+
 def os_error_of(exc: BaseException) -> OSError | None:
     """The `OSError` that `exc` is, or that it was raised while handling (a library may turn a full disk into
     another error: matplotlib's PDF backend raises an `AttributeError` while closing a stream it could not
     write); None if there is none."""
-    seen: set[int] = set()
-    found: BaseException | None = exc
-    while found is not None and id(found) not in seen:
-        if isinstance(found, OSError):
-            return found
-        seen.add(id(found))
-        found = found.__cause__ or found.__context__
-    return None
+    return next((e for e in error_chain(exc) if isinstance(e, OSError)), None)
 
 
 def os_words(exc: OSError) -> str:

@@ -14,6 +14,7 @@ from typing import Any, Callable
 import click
 
 from ..errors import CinqmilleError
+from ..files import error_chain
 from ..position import PositionError
 from ..rules import DEFAULT_RULES, Rules, load_rules
 
@@ -68,16 +69,6 @@ def fail(message: str) -> None:
 MEMORY_WORDS = ("cannot allocate memory", "failed to map segment", "out of memory", "not enough memory")
 
 
-def _chain(exc: BaseException) -> list[BaseException]:
-    """`exc` and the exceptions it was raised from or while handling, outermost first."""
-    out: list[BaseException] = []
-    found: BaseException | None = exc
-    while found is not None and all(found is not seen for seen in out):
-        out.append(found)
-        found = found.__cause__ or found.__context__
-    return out
-
-
 def _command() -> str:
     """The command running, in quotes ('cinqmille solve'), or 'this command' outside one."""
     ctx = click.get_current_context(silent=True)
@@ -87,7 +78,7 @@ def _command() -> str:
 def system_error_words(exc: BaseException) -> str:
     """An `OSError` or a `MemoryError` in one line that names the file or the operation and the reason (never the
     bare class name): "not enough memory for 'cinqmille solve' (loading libllvmlite.so: ...)", "FILE: REASON"."""
-    chain = _chain(exc)
+    chain = error_chain(exc)
     texts = [one_line(str(e)) for e in chain if str(e).strip()]
     memory = any(isinstance(e, MemoryError) or getattr(e, "errno", None) == errno.ENOMEM for e in chain) \
         or any(word in text.lower() for text in texts for word in MEMORY_WORDS)

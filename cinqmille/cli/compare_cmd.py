@@ -63,7 +63,9 @@ def command(rules_text: str, games: int, referee_games: int, thresholds: str, se
     if plots_dir is not None:  # matplotlib missing, a figure's target in the way: one line before the work
         from ..research.plots import check_plot_target, figure_paths
 
-        for target in [plots_dir / "presets-compared.png"] + [f for r in rules_list for f in figure_paths(r, plots_dir)]:
+        targets = [f for r in rules_list for f in figure_paths(r, plots_dir)]
+        targets += [plots_dir / "presets-compared.png"] if len(rules_list) > 1 else []
+        for target in targets:
             check_plot_target(target)
     if markdown_path is not None:
         from ..files import check_folder, check_target

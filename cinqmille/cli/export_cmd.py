@@ -40,10 +40,10 @@ def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp:
             opp3: str | None, players: int, keeps: bool, every: bool) -> None:
     """Write the optimal policy: scores, turn points, dice, best action and chances to win by banking and rolling, and the best keep of every roll."""
     from ..errors import CinqmilleError
-    from ..export import EXPORT_COST, EXPORT_COST_NO_KEEPS, check_every_rows, reachable
+    from ..export import (EXPORT_COST, EXPORT_COST_NO_KEEPS, check_every_rows, check_targets, format_of, keep_rows,
+                          meta_of, need_pyarrow, parse_scores, policy_rows, reachable, seat_tables, write_policy)
     from ..files import check_folder
     from ..rules.bank import UNIT
-    from ..export import check_targets, format_of, keep_rows, meta_of, need_pyarrow, parse_scores, policy_rows, seat_tables, write_policy
     from .advise_cmd import load_win_table
     from .progress import progress_bar
 
