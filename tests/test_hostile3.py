@@ -261,9 +261,10 @@ def test_the_size_of_a_standard_card_search_is_reported_off_a_terminal() -> None
 
 
 # -- 5. a forged vouch record beside a forged table ------------------------------------------------------
-def _forge(players: int) -> tuple[object, np.ndarray, Path]:
+def _forge(players: int, excuse: bool = False) -> tuple[object, np.ndarray, Path]:
     """Solve `SMALL` for `players`, then put in its cache file the table with its later seats rotated (the
-    mover's chances right, a valid checksum): (rules, the true values, the file)."""
+    mover's chances right, a valid checksum; with `excuse`, metadata claiming a huge number of chasing rows, where
+    the other seats may differ): (rules, the true values, the file)."""
     from cinqmille.rules import rules_from_dict
     from cinqmille.solver import cache, solve
     from cinqmille.solver.api import result_spec
@@ -280,6 +281,8 @@ def _forge(players: int) -> tuple[object, np.ndarray, Path]:
     assert np.nanmax(np.abs(values - true)) > 0.05
     arrays["values"] = values
     plain = {k: v for k, v in meta.items() if k not in ("checksum", "arrays", "table")}
+    if excuse:
+        plain.update(exact=False, extra={**plain["extra"], "chasing_rows": 10**9})
     cache.save_npz(path, arrays, plain, result_spec(rules, "win", players))
     return rules, true, path
 
@@ -319,6 +322,19 @@ def test_a_forged_table_with_a_forged_vouch_is_sampled_and_refused(players: int,
         found = solve(rules, "win", players=players)
     assert np.allclose(found.values, true, equal_nan=True)
     assert cache.vouched(path, cache.load_npz(path)[1])  # solved again here: vouched by this user's cinqmille
+
+
+def test_a_forged_count_of_chasing_rows_does_not_excuse_rotated_seats(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A four-player table with its later seats rotated whose metadata claims a billion chasing rows (where the
+    other seats may differ from a pure pass) is still refused: at most a quarter of the sampled rows are excused."""
+    from cinqmille.solver import solve
+
+    monkeypatch.setenv("CINQMILLE_CACHE", str(tmp_path / "cache"))
+    rules, true, _ = _forge(4, excuse=True)
+    with pytest.warns(UserWarning, match="not the game's solution"):
+        found = solve(rules, "win", players=4)
+    assert np.allclose(found.values, true, equal_nan=True)
 
 
 def test_the_vouch_secret_is_private_and_outside_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

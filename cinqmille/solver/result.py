@@ -267,8 +267,10 @@ class SolveResult:
         # every seat is checked, not only the mover's: a table whose other seats are permuted has the right mover's
         # chances. On a chasing cycle settled by a mixed choice the pure pass gives the other seats values that
         # differ from the settled ones (by the gap the assumptions state): at most that many rows may differ there
-        chasing = int(self.extra.get("chasing_rows", 0)) if not self.exact else 0
-        for group in sample_groups(s ** (n - 1)):  # the mover and every opponent but the last, against every last
+        groups = sample_groups(s ** (n - 1))
+        # (a forged count cannot excuse a permuted table: at most a quarter of the rows sampled, which cycles never are)
+        chasing = min(int(self.extra.get("chasing_rows", 0)), len(groups) * s // 4) if not self.exact else 0
+        for group in groups:  # the mover and every opponent but the last, against every last
             lead = [int(scores[i]) for i in np.unravel_index(int(group), (s,) * (n - 1))]
             others = np.column_stack([np.full(s, x) for x in lead[1:]] + [scores])
             start = seat_starts(self, lead[0], others)
