@@ -378,7 +378,6 @@ def card_report(rules: Rules, card: Card | None = None) -> CardSearch:
     import time
 
     from ..solver import solve
-
     from ..solver.budget import estimate
     from ..work import working
 
