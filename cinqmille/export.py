@@ -134,6 +134,11 @@ EVERY_DOCS: dict[str, dict[str, str]] = {
                             "instant win counts the turn points plus the goal, an overshoot 0; advise --roll's "
                             "expected)", "unit": "points"},
 }
+#: An exported turn state costs about as much as this many of a solve's turn states, with its keep rows and without
+#: (measured on 'standard', two players: 1.5 million rows in 20.3 s and 3.2 s, its solve of 1.65 million turn
+#: states 1.5 s), so that the work is reported (`cli.progress`) as a solve of that time is.
+EXPORT_COST = 12
+EXPORT_COST_NO_KEEPS = 2
 #: An export whose every-keep table would pass this many rows is refused (export a slice).
 MAX_EVERY_ROWS = 25_000_000
 
@@ -310,6 +315,12 @@ def _seat_tables(result: "SolveResult", mes: list[int], opps: list[list[int]], k
     prefixes = list(itertools.product(mes, *opps[:-1]))
     total, done, kept_rows = len(prefixes), 0, 0
     flags = ", ".join(f"--{c}" for c in ("me",) + names)
+    if rolls is not None and max_keep_rows is not None:  # a sample of the tuples first: refused before the work
+        about = _keep_rows_about(result, prefixes, opps[-1], reach, rolls, main_cols, names, every)
+        if about > SAMPLE_MARGIN * max_keep_rows:
+            raise CinqmilleError(f"the keep table of this export would have about {about:,} rows (from a sample of "
+                                 f"its score tuples), more than {max_keep_rows:,}; export a slice ({flags}) or "
+                                 f"--no-keeps")
     for first in prefixes:
         block, rows = _seat_block(result, first, opps[-1])
         for r, last in zip(rows, opps[-1]):
@@ -330,6 +341,31 @@ def _seat_tables(result: "SolveResult", mes: list[int], opps: list[list[int]], k
     main = {c: np.concatenate([ch[c] for ch in chunks]) for c in main_cols}
     kept = {c: np.concatenate([ch[c] for ch in kchunks]) for c in kchunks[0]} if rolls is not None else None
     return main, kept
+
+
+#: The keep rows estimated from a sample refuse an export when they pass the limit by this factor (the count
+#: during the work refuses the others).
+SAMPLE_MARGIN = 1.1
+#: The score tuples (prefixes of all but the last opponent) whose keep rows are counted for the estimate.
+SAMPLE_PREFIXES = 6
+
+
+def _keep_rows_about(result: "SolveResult", prefixes: list[tuple[int, ...]], lasts: list[int], reach: np.ndarray,
+                     rolls: "dict[int, _Rolls]", main_cols: tuple[str, ...], names: tuple[str, ...],
+                     every: bool) -> int:
+    """The keep rows of an n-player export estimated from `SAMPLE_PREFIXES` of its prefixes, evenly spaced (one
+    kernel pass each, no keep computed)."""
+    rules = result.rules
+    picks = sorted({round(i * (len(prefixes) - 1) / max(1, SAMPLE_PREFIXES - 1)) for i in range(SAMPLE_PREFIXES)})
+    counted = 0
+    for i in picks:
+        first = prefixes[i]
+        block, rows = _seat_block(result, first, lasts)
+        for r, last in zip(rows, lasts):
+            cols = _block_rows(block, int(r), reach, dict(zip(("me",) + names, first + (last,))), main_cols)
+            count, _ = _keep_layout(rules, rolls, cols["dice"][cols["action"] == "roll"].astype(np.int64), every)
+            counted += int(count.sum())
+    return int(counted * len(prefixes) / len(picks))
 
 
 def seat_tables(result: "SolveResult", mes: list[int], opps: list[list[int]], keeps: bool = True,
@@ -501,6 +537,22 @@ def _rolls(rules: Rules) -> dict[int, _Rolls]:
         out[m] = _Rolls(faces_code(table.counts[rolls]), first, tuple(groups), units, left, win,
                         faces_code(table.keep_dice), table.keep_points.astype(np.int64))
     return out
+
+
+def every_rows_at_least(rules: Rules, tuples: int) -> int:
+    """A lower bound of the rows of an `--all-keeps` table over `tuples` score tuples, known before any
+    solve: the turn's first state (no points, every die in hand) is always rolled, and each of its rolls has
+    a row per legal keep."""
+    return tuples * int(_rolls(rules)[rules.dice].first[-1])
+
+
+def check_every_rows(rules: Rules, tuples: int, flags: str, max_rows: int = MAX_EVERY_ROWS) -> None:
+    """Refuse (one line), before the work, an `--all-keeps` export that `every_rows_at_least` puts past
+    `max_rows`."""
+    least = every_rows_at_least(rules, tuples)
+    if least > max_rows:
+        raise CinqmilleError(f"--all-keeps: this export has at least {least:,} keep rows (every keep of the first "
+                             f"roll of its {tuples:,} score tuples), more than {max_rows:,}; export a slice ({flags})")
 
 
 def keep_rows(result: "SolveResult", cols: Columns, progress: Callable[[float], None] | None = None,

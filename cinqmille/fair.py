@@ -21,8 +21,9 @@ from .rules import Rules, load_rules
 from .rules.bank import UNIT
 from .rules.loading import start_problem
 from .solver.api import solve
-from .solver.budget import Limits
-from .solver.starts import chances, start_notes
+from .solver.budget import Limits, estimate
+from .solver.starts import chances, extended, pending_of, start_notes
+from .work import working
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,14 @@ def fair_start(rules: Rules | str, players: int = 2, limits: Limits | None = Non
     before = rules.starts(players)
     scores = head_starts(rules)
     starts = [(0,) + rest for rest in itertools.product(scores, repeat=players - 1)]
+    pending = pending_of(result, scores)
+    size = estimate(rules, "win", players).states if pending else 0  # the starts below the opening: a solve
+    with working(f"Solving the head starts below the opening of '{rules.name}' for {players} players "
+                 f"({len(starts):,} starts compared)", size=size) as update:
+        if pending:
+            update(0.0)
+        extended(result, pending, update)  # kept on the result: `chances` reads it
+        update(1.0)
     found = chances(result, starts)
     worst = np.abs(found - 1.0 / players).max(axis=1)
     best = int(np.argmin(worst))

@@ -69,6 +69,13 @@ class LazyGroup(click.Group):
         except BrokenPipeError:  # the reader went away (`| head`): nothing more to say
             sys.stdout = open(os.devnull, "w")
             sys.exit(1)
+        except (MemoryError, OSError) as exc:  # outside a command's own handling (importing it): the same words
+            if os.environ.get("CINQMILLE_DEBUG"):
+                raise
+            from .common import system_error_words
+
+            click.echo(f"Error: {system_error_words(exc)}", err=True)
+            sys.exit(2)
         sys.exit(code if isinstance(code, int) else 0)
 
     def list_commands(self, ctx: click.Context) -> list[str]:

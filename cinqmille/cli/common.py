@@ -14,6 +14,7 @@ from typing import Any, Callable
 import click
 
 from ..errors import CinqmilleError
+from ..files import error_chain
 from ..position import PositionError
 from ..rules import DEFAULT_RULES, Rules, load_rules
 
@@ -64,6 +65,38 @@ def fail(message: str) -> None:
     sys.exit(2)
 
 
+#: Words of an operating-system error that mean memory ran out (a library that cannot be mapped under `ulimit -v`).
+MEMORY_WORDS = ("cannot allocate memory", "failed to map segment", "out of memory", "not enough memory")
+
+
+def _command() -> str:
+    """The command running, in quotes ('cinqmille solve'), or 'this command' outside one."""
+    ctx = click.get_current_context(silent=True)
+    return f"'cinqmille {ctx.info_name}'" if ctx is not None and ctx.info_name else "this command"
+
+
+def system_error_words(exc: BaseException) -> str:
+    """An `OSError` or a `MemoryError` in one line that names the file or the operation and the reason (never the
+    bare class name): "not enough memory for 'cinqmille solve' (loading libllvmlite.so: ...)", "FILE: REASON"."""
+    chain = error_chain(exc)
+    texts = [one_line(str(e)) for e in chain if str(e).strip()]
+    memory = any(isinstance(e, MemoryError) or getattr(e, "errno", None) == errno.ENOMEM for e in chain) \
+        or any(word in text.lower() for text in texts for word in MEMORY_WORDS)
+    names = [e.filename for e in chain if isinstance(e, OSError) and isinstance(e.filename, str)]
+    if memory:
+        why = next((t for t in reversed(texts) if any(w in t.lower() for w in MEMORY_WORDS)), "")
+        detail = f" ({why[:300]})" if why else ""
+        return (f"not enough memory for {_command()}{detail}; free memory or raise the limit (ulimit -v; the "
+                f"solver's own: --max-memory, CINQMILLE_MAX_MEMORY, docs/rules.md)")
+    if isinstance(exc, OSError):
+        reason = exc.strerror or (texts[0] if texts else "")
+        if not reason:
+            reason = f"operating-system error {exc.errno}" if exc.errno else "an operating-system error without " \
+                                                                          "a message"
+        return one_line(f"{names[0]}: {reason}" if names else f"{_command()} failed: {reason}")
+    return one_line(f"{_command()} failed: {texts[0] if texts else exc.__class__.__name__}")
+
+
 def friendly_errors(func: Callable) -> Callable:
     """Turn a `CinqmilleError` (bad input) into one line on stderr and exit status 2; warnings into one line."""
 
@@ -80,13 +113,10 @@ def friendly_errors(func: Callable) -> Callable:
             except KeyboardInterrupt:
                 click.echo("Interrupted.", err=True)
                 sys.exit(130)
-            except MemoryError:
-                fail("out of memory (see the limits in docs/rules.md: --max-memory, CINQMILLE_MAX_MEMORY)")
-            except OSError as exc:  # a disk or a file that failed under us: say which, in one line
-                if exc.errno == errno.EPIPE or os.environ.get("CINQMILLE_DEBUG"):
+            except (MemoryError, OSError) as exc:  # memory, a disk or a file that failed under us: which, why
+                if isinstance(exc, OSError) and exc.errno == errno.EPIPE or os.environ.get("CINQMILLE_DEBUG"):
                     raise  # a closed pipe (`| head`): the group ends quietly
-                fail(one_line(f"{exc.filename + ': ' if isinstance(exc.filename, str) else ''}"
-                              f"{exc.strerror or exc.__class__.__name__}"))
+                fail(system_error_words(exc))
             finally:
                 for item in caught:  # e.g. a damaged cache file that was recomputed: one plain line
                     if issubclass(item.category, UserWarning):

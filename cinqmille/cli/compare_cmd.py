@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import CinqmilleError
+from ..files import WriteError
 from ..parsing import SEED, WholeNumber, whole
 from .common import emit_json, friendly_errors, json_option, resolve_rules
 from .progress import progress_bar
@@ -59,10 +60,18 @@ def command(rules_text: str, games: int, referee_games: int, thresholds: str, se
     if players != 2 and (plots_dir is not None or markdown_path is not None):
         raise CinqmilleError("--plots and --markdown are the two-player page; its three-player figures come from "
                              "benchmarks/bench_three_players.py")
-    if plots_dir is not None:
-        from ..research.plots import _pyplot
+    if plots_dir is not None:  # matplotlib missing, a figure's target in the way: one line before the work
+        from ..research.plots import check_plot_target, figure_paths
 
-        _pyplot()  # fail early, with one line, when matplotlib is missing
+        targets = [f for r in rules_list for f in figure_paths(r, plots_dir)]
+        targets += [plots_dir / "presets-compared.png"] if len(rules_list) > 1 else []
+        for target in targets:
+            check_plot_target(target)
+    if markdown_path is not None:
+        from ..files import check_folder, check_target
+
+        check_target(markdown_path)
+        check_folder(markdown_path)
     config = CompareConfig(tuple(rules_list), games=games, referee_games=referee_games, thresholds=grid,
                            seed=seed, jobs=jobs, backend=backend, scheduler=scheduler,  # type: ignore[arg-type]
                            players=players)
@@ -85,6 +94,8 @@ def command(rules_text: str, games: int, referee_games: int, thresholds: str, se
         for ruleset in rules_list:  # every ruleset's figures (of the solver's relaxation where it has one)
             try:
                 figures += write_figures(ruleset, plots_dir)
+            except WriteError:
+                raise
             except (CinqmilleError, ValueError, IndexError) as exc:
                 skipped.append(f"{ruleset.name}: {exc}")
     if markdown_path is not None:

@@ -67,7 +67,9 @@ def _text(report: Any) -> list[str]:
 
     pos, out = report.position, report.points
     setaside = f"{pos.turn} set aside" if pos.turn else "nothing set aside"
-    lines = [f"Rules '{report.rules.name}': you {pos.me}, opponent {pos.opp}, {setaside}, "
+    against = f"opponent {pos.opp}" if pos.others is None else \
+        f"opponents {', '.join(str(x) for x in pos.others)} (in playing order, {len(pos.others) + 1} players)"
+    lines = [f"Rules '{report.rules.name}': you {pos.me}, {against}, {setaside}, "
              f"{dice_words(pos.hand(report.rules))} in hand; the turn played by the {report.objective} policy:"]
     rows = [(f"{x}", p) for x, p in sorted(out.points.items())]
     rows += [(f"win at {t}", p) for t, p in sorted(out.wins.items())]

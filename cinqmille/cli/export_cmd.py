@@ -40,7 +40,10 @@ def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp:
             opp3: str | None, players: int, keeps: bool, every: bool) -> None:
     """Write the optimal policy: scores, turn points, dice, best action and chances to win by banking and rolling, and the best keep of every roll."""
     from ..errors import CinqmilleError
-    from ..export import check_targets, format_of, keep_rows, meta_of, need_pyarrow, parse_scores, policy_rows, seat_tables, write_policy
+    from ..export import (EXPORT_COST, EXPORT_COST_NO_KEEPS, check_every_rows, check_targets, format_of, keep_rows,
+                          meta_of, need_pyarrow, parse_scores, policy_rows, reachable, seat_tables, write_policy)
+    from ..files import check_folder
+    from ..rules.bank import UNIT
     from .advise_cmd import load_win_table
     from .progress import progress_bar
 
@@ -60,12 +63,16 @@ def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp:
     given = {"--opp2": opp2, "--opp3": opp3}
     rest = [parse_scores(given[f"--opp{i}"], rules, f"--opp{i}") for i in range(2, players)]
     check_targets(output, fmt, keeps)  # a device, a FIFO or a directory in the way: refused before the work
+    check_folder(output)  # and a folder that cannot be written
+    count = len(mes) * len(opps) * math.prod(len(x) for x in rest)
+    if every:  # a table past the row limit: refused before the solve
+        check_every_rows(rules, count, ", ".join(["--me", "--opp"] + [f"--opp{i}" for i in range(2, players)]))
     result = load_win_table(rules, players)
     start = time.perf_counter()
     share = 0.3 if keeps else 1.0
-    count = len(mes) * len(opps) * math.prod(len(x) for x in rest)
     what = {2: "score pair", 3: "score triple"}.get(players, "score tuple") + ("" if count == 1 else "s")
-    with progress_bar(f"Exporting {count:,} {what}") as update:
+    size = count * int(reachable(rules, rules.goal // UNIT).sum()) * (EXPORT_COST if keeps else EXPORT_COST_NO_KEEPS)
+    with progress_bar(f"Exporting {count:,} {what}", size) as update:
         if players > 2:
             cols, kept = seat_tables(result, mes, [opps] + rest, keeps, progress=update, every=every)
         else:

@@ -40,6 +40,7 @@ from ..errors import CinqmilleError
 from ..policies.heuristics import guarded_bank
 from ..rules import Rules
 from ..rules.bank import UNIT, BankRules
+from ..work import Progress
 from .distribution import GameChain, PairTurns, check_chain, optimal_turns, pair_turns
 
 if TYPE_CHECKING:
@@ -271,13 +272,22 @@ METHOD = ("exact: the card's turns by a forward pass over the turn's states, the
           "policy table, the game by the chain over score pairs solved level by level (no simulation)")
 
 
-def best_threshold(result: "SolveResult", tried: dict[Card, Evaluation]) -> Card:
+#: About how many cards a search evaluates (133 for a goal of 1000, about as many for 5000): its work, reported.
+SEARCH_EVALUATIONS = 130
+#: The share of a search's progress that the best fixed threshold takes (about 15 of its evaluations).
+THRESHOLD_SHARE = 0.12
+
+
+def best_threshold(result: "SolveResult", tried: dict[Card, Evaluation],
+                   progress: Progress | None = None) -> Card:
     """The fixed threshold that does best against optimal (lines of `LINE_RANGE`, a walk up from 100)."""
     rules = result.rules
     best: Card | None = None
-    for points in LINE_RANGE:
+    for k, points in enumerate(LINE_RANGE):
         if points < 100:
             continue
+        if progress is not None:
+            progress(THRESHOLD_SHARE * min(1.0, k / 20))
         card = Card.threshold(rules, points)
         tried[card] = evaluate(result, card)
         if best is not None and tried[card].chance < tried[best].chance - 0.02:
@@ -288,16 +298,18 @@ def best_threshold(result: "SolveResult", tried: dict[Card, Evaluation]) -> Card
     return best
 
 
-def search(result: "SolveResult", start: Card | None = None, rounds: int = 3) -> CardSearch:
+def search(result: "SolveResult", start: Card | None = None, rounds: int = 3,
+           progress: Progress | None = None) -> CardSearch:
     """The best card of the family (coordinate descent from `start`, steps of 50 points), scored by its exact
-    chance against the optimal player (both seats), and the best fixed threshold by the same evaluation."""
+    chance against the optimal player (both seats), and the best fixed threshold by the same evaluation
+    (`progress`: told the fraction done, each parameter of each round a step)."""
     import time
 
     t0 = time.perf_counter()
     rules = result.rules
     d = rules.dice
     tried: dict[Card, Evaluation] = {}
-    thr = best_threshold(result, tried)
+    thr = best_threshold(result, tried, progress)
 
     def score(card: Card) -> float:
         key = replace(card, name="card")
@@ -308,9 +320,12 @@ def search(result: "SolveResult", start: Card | None = None, rounds: int = 3) ->
     card = replace(start or START, name="card")
     card = replace(card, lines=(card.lines + card.lines[-1:] * d)[:d], chase=min(card.chase, rules.goal))
     steps = STEPS
-    for _ in range(rounds):
+    params = [f"line{m}" for m in range(d)] + ["die", "gap", "behind", "ahead", "near", "chase"]
+    for round_ in range(rounds):
         moved = False
-        for what in [f"line{m}" for m in range(d)] + ["die", "gap", "behind", "ahead", "near", "chase"]:
+        for k, what in enumerate(params):
+            if progress is not None:
+                progress(THRESHOLD_SHARE + (1 - THRESHOLD_SHARE) * (round_ + k / len(params)) / rounds)
             while True:
                 here = score(card)
                 best_next = None
@@ -363,16 +378,28 @@ def card_report(rules: Rules, card: Card | None = None) -> CardSearch:
     import time
 
     from ..solver import solve
+    from ..solver.budget import estimate
+    from ..work import working
 
     result = solve(rules, "win")
     check_chain(result)
+    states = estimate(rules, "win").states  # one evaluation plays about the solve's turn states
     if card is None:
-        return search(result)
+        with working(f"Searching the strategy card of '{rules.name}' (exact games against the optimal player)",
+                     size=states * SEARCH_EVALUATIONS) as update:
+            update(0.0)
+            found = search(result, progress=update)
+            update(1.0)
+        return found
     t0 = time.perf_counter()
     card = replace(card.check(rules), name="card")
     tried: dict[Card, Evaluation] = {}
-    thr = best_threshold(result, tried)
-    mine = evaluate(result, card)
+    with working(f"Evaluating the card and the fixed thresholds of '{rules.name}'",
+                 size=states * len(LINE_RANGE) // 2) as update:
+        update(0.0)
+        thr = best_threshold(result, tried, lambda f: update(f / THRESHOLD_SHARE))
+        mine = evaluate(result, card)
+        update(1.0)
     return CardSearch(rules, card, mine, thr, tried[thr], float(result.first_player_win), len(tried) + 1,
                       time.perf_counter() - t0)
 

@@ -44,6 +44,28 @@ def _pyplot():  # noqa: ANN202
     return plt
 
 
+FORMATS = (".png", ".svg", ".pdf")
+
+
+def save_figure(fig, path: Path, **options) -> Path:  # type: ignore[no-untyped-def]
+    """Write `fig` to `path` atomically (`files.atomic_write`, the format from the suffix), then close it.
+
+    A target that is a symbolic link or not a regular file is refused before
+    anything is written; a full disk is one line (`CinqmilleError`) and leaves
+    nothing behind.
+    """
+    from ..files import atomic_write
+
+    plt = _pyplot()
+    path = Path(path)
+    fmt = path.suffix.lower().lstrip(".") or "png"
+    try:
+        atomic_write(path, lambda tmp: fig.savefig(tmp, format=fmt, **options), links=False)
+    finally:
+        plt.close(fig)
+    return path
+
+
 def _situations(rules: Rules, situations: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     out = []
     for me, opp in situations:
@@ -99,9 +121,7 @@ def plot_bank_regions(rules: Rules, path: Path, situations: Sequence[tuple[int, 
                loc="lower center", ncol=3, frameon=False)
     fig.suptitle(f"Optimal bank-or-roll decision ({rules.name})", fontsize=13)
     fig.tight_layout(rect=(0, 0.06, 1, 0.96))
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return Path(path)
+    return save_figure(fig, path, dpi=110)
 
 
 def smallest_bank(table: PolicyTable, m: int) -> tuple[np.ndarray, np.ndarray]:
@@ -157,9 +177,7 @@ def plot_bank_heatmap(rules: Rules, path: Path) -> Path:
                         Patch(color=NEVER_COLOUR, label="never banks with this many dice")],
                loc="outside lower center", ncol=2, frameon=False)
     fig.suptitle(f"When the optimal player banks ({rules.name}, both players opened)", fontsize=13)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return Path(path)
+    return save_figure(fig, path, dpi=100)
 
 
 def plot_win_chance(rules: Rules, path: Path, opponents: Sequence[int] | None = None) -> Path:
@@ -198,9 +216,13 @@ def plot_win_chance(rules: Rules, path: Path, opponents: Sequence[int] | None = 
     ax.legend(loc="lower right")
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return Path(path)
+    return save_figure(fig, path, dpi=110)
+
+
+def figure_paths(rules: Rules, directory: Path) -> list[Path]:
+    """The three figures `write_figures` writes for `rules` into `directory`."""
+    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in rules.name)
+    return [Path(directory) / f"{safe}-{kind}.png" for kind in ("bank-regions", "bank-heatmap", "win-chance")]
 
 
 def write_figures(rules: Rules, directory: Path) -> list[Path]:
@@ -208,12 +230,8 @@ def write_figures(rules: Rules, directory: Path) -> list[Path]:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     _pyplot()
-    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in rules.name)
-    return [
-        plot_bank_regions(rules, directory / f"{safe}-bank-regions.png"),
-        plot_bank_heatmap(rules, directory / f"{safe}-bank-heatmap.png"),
-        plot_win_chance(rules, directory / f"{safe}-win-chance.png"),
-    ]
+    regions, heatmap, chance = figure_paths(rules, directory)
+    return [plot_bank_regions(rules, regions), plot_bank_heatmap(rules, heatmap), plot_win_chance(rules, chance)]
 
 
 def plot_presets(rows: Sequence[object], path: Path, three: dict | None = None) -> Path:
@@ -254,25 +272,22 @@ def plot_presets(rows: Sequence[object], path: Path, three: dict | None = None) 
         ax.set_xticklabels(names, rotation=30, ha="right")
         ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return Path(path)
+    return save_figure(fig, path, dpi=100)
 
 
 def check_plot_target(path: Path) -> None:
     """Refuse a figure file before any work: matplotlib missing, a format it does not write, a target in the way."""
-    from ..files import check_target
+    from ..files import check_folder, check_target
 
     _pyplot()
-    if Path(path).suffix.lower() not in (".png", ".svg", ".pdf"):
+    if Path(path).suffix.lower() not in FORMATS:
         raise CinqmilleError(f"{path}: a figure is written as .png, .svg or .pdf")
-    check_target(Path(path))
+    check_target(Path(path), links=False)
+    check_folder(Path(path))
 
 
 def plot_distribution(report, path: Path) -> None:  # type: ignore[no-untyped-def]
     """Draw a `research.distribution.DistReport`: the turn's points, and each turn count beside it (atomically)."""
-    from ..files import atomic_write
-
     plt = _pyplot()
     panels = 1 + len(report.counts)
     fig, axes = plt.subplots(1, panels, figsize=(6 * panels, 4), squeeze=False)
@@ -285,7 +300,8 @@ def plot_distribution(report, path: Path) -> None:  # type: ignore[no-untyped-de
                label="instant win (turn + goal)")
     ax.axvline(report.points.mean, color="black", linestyle="--", linewidth=1, label=f"mean {report.points.mean:.1f}")
     pos = report.position
-    ax.set_title(f"'{report.rules.name}': {pos.me} v {pos.opp}, turn {pos.turn}, {report.objective} policy")
+    against = pos.opp if pos.others is None else ", ".join(str(x) for x in pos.others)
+    ax.set_title(f"'{report.rules.name}': {pos.me} v {against}, turn {pos.turn}, {report.objective} policy")
     ax.set_xlabel("points banked by the turn")
     ax.set_ylabel("chance")
     ax.legend()
@@ -296,11 +312,7 @@ def plot_distribution(report, path: Path) -> None:  # type: ignore[no-untyped-de
         ax.set_xlabel(f"turns (mean {count.mean:.2f})")
         ax.set_ylabel("chance")
     fig.tight_layout()
-    fmt = Path(path).suffix.lower().lstrip(".")
-    try:
-        atomic_write(Path(path), lambda tmp: fig.savefig(tmp, format=fmt))
-    finally:
-        plt.close(fig)
+    save_figure(fig, path)
 
 
 def plot_card(report, path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -310,7 +322,6 @@ def plot_card(report, path: Path) -> None:  # type: ignore[no-untyped-def]
 
     from matplotlib.colors import ListedColormap
 
-    from ..files import atomic_write
     from ..solver.policy import bust_odds
     from .card import card_moves
 
@@ -354,8 +365,4 @@ def plot_card(report, path: Path) -> None:  # type: ignore[no-untyped-def]
         ax.tick_params(labelsize=7)
     fig.text(0.07, 0.46, "Bank (blue) or roll (orange), by the card, with the turn points set aside and the dice "
              "in hand", fontsize=9)
-    fmt = Path(path).suffix.lower().lstrip(".")
-    try:
-        atomic_write(Path(path), lambda tmp: fig.savefig(tmp, format=fmt))
-    finally:
-        plt.close(fig)
+    save_figure(fig, path)

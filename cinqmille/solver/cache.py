@@ -20,21 +20,27 @@ there is a `CorruptTable` too, reported and deleted the same way (`discard`).
 That sample costs kernel passes (and Numba's start-up), so it is made once per
 file: a file that passed it, or that the solver has just computed and written,
 is *vouched for* (`vouch`: a record in the cache directory's ``vouched/`` of
-the checksum of its arrays, its inode, size and change times), and a later load
-of the same file, unchanged, skips it (`vouched`). The checksum is recomputed
-from the arrays at every load, so a vouch can only match the very arrays that
-were sampled; and replacing or rewriting the file changes its change time
-(``st_ctime``, which no tool sets back), so a table copied in is sampled again.
+the checksum of its arrays, its inode, size and change times, signed with a
+per-user secret kept outside the cache folder, `secret_path`), and a later
+load of the same file, unchanged, skips it (`vouched`). The checksum is
+recomputed from the arrays at every load, so a vouch can only match the very
+arrays that were sampled; replacing or rewriting the file changes its change
+time (``st_ctime``, which no tool sets back), so a table copied in is sampled
+again; and a record written by anyone but this user's cinqmille (who could
+copy the inode and times from `stat`) lacks the signature, so a forged table
+with a forged record is sampled too.
 """
 
 from __future__ import annotations
 
 import errno
 import hashlib
+import hmac
 import json
 import os
 import re
 import stat
+import tempfile
 import warnings
 import zipfile
 from collections.abc import Callable, Collection, Mapping
@@ -212,16 +218,95 @@ def _identity(path: Path, meta: Mapping[str, Any]) -> dict[str, Any]:
             "inode": info.st_ino, "size": info.st_size, "mtime_ns": info.st_mtime_ns, "ctime_ns": info.st_ctime_ns}
 
 
+#: The per-user secret that signs the vouches (`secret_path`): random bytes, as hex, in a file of mode 0600.
+SECRET_BYTES = 32
+
+
+def secret_path() -> Path:
+    """Where the secret that signs vouches is kept: outside every cache folder, in the user's data folder
+    (`$XDG_DATA_HOME/cinqmille/vouch.key`, else ``~/.local/share/cinqmille/vouch.key``)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "cinqmille" / "vouch.key"
+
+
+def _read_secret(path: Path) -> bytes | None:
+    """The secret in `path` if it is a regular file of this user that no one else may read or write."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_mode & 0o077 or info.st_uid != os.geteuid():
+            return None
+        text = os.read(fd, 4 * SECRET_BYTES).decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    try:
+        secret = bytes.fromhex(text)
+    except ValueError:
+        return None
+    return secret if len(secret) >= SECRET_BYTES else None
+
+
+def _secret() -> bytes | None:
+    """This user's secret (`secret_path`), made on first use: written to a temporary file of mode 0600, then
+    linked to its name (`os.link` fails if another process made it first: that one is read). None when it
+    cannot be read or made (then nothing is vouched for, and every table read is sampled)."""
+    path = secret_path()
+    found = _read_secret(path)
+    if found is not None or os.path.lexists(path):
+        return found
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".vouch.key.", suffix=".tmp", dir=path.parent)  # mode 0600
+    except OSError:
+        return None
+    try:
+        os.write(fd, os.urandom(SECRET_BYTES).hex().encode("ascii"))
+        os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        os.link(tmp, path)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    return _read_secret(path)
+
+
+def _signature(secret: bytes, identity: Mapping[str, Any]) -> str:
+    return hmac.new(secret, json.dumps(identity, sort_keys=True).encode(), hashlib.sha256).hexdigest()
+
+
 def vouch(path: Path, meta: Mapping[str, Any] | None = None) -> None:
     """Record that the table file at `path`, as it is now (its metadata `meta`, read from the file by default),
-    holds the game's solution: it passed the callers' sample, or the solver has just computed and written it
-    (nothing is recorded where the directory is read-only)."""
+    holds the game's solution: it passed the callers' sample, or the solver has just computed and written it.
+
+    The record is signed (HMAC-SHA256) with this user's secret (`secret_path`,
+    outside the cache folder), so that a record written by anyone else (a
+    forger who can write the cache folder and stat the file) is not taken.
+    Nothing is recorded where the directory is read-only or there is no secret.
+    """
     record = _vouch_path(path)
     try:
+        secret = _secret()
+        if secret is None:
+            return
         if meta is None:
             with zipfile.ZipFile(path) as archive:
                 meta = _read_meta(archive)
-        text = json.dumps(_identity(path, meta))
+        identity = _identity(path, meta)
+        text = json.dumps({"identity": identity, "signature": _signature(secret, identity)})
         record.parent.mkdir(parents=True, exist_ok=True)
 
         def write(tmp: Path) -> None:
@@ -233,15 +318,20 @@ def vouch(path: Path, meta: Mapping[str, Any] | None = None) -> None:
 
 
 def vouched(path: Path, meta: Mapping[str, Any]) -> bool:
-    """Whether the table file at `path` is the very file `vouch` recorded, unchanged since (then the callers
-    skip their sample of rows recomputed by the kernel)."""
+    """Whether the table file at `path` is the very file `vouch` recorded, unchanged since, and the record is
+    signed with this user's secret (then the callers skip their sample of rows recomputed by the kernel)."""
     try:
         record = _vouch_path(path)
         if not stat.S_ISREG(os.stat(record).st_mode):  # a FIFO there would block the open
             return False
         with open(record, encoding="utf-8") as handle:
             found = json.loads(handle.read(10_000))  # a record is a few hundred characters
-        return bool(meta.get("checksum")) and found == _identity(path, meta)
+        if not isinstance(found, dict) or not isinstance(found.get("signature"), str) or not meta.get("checksum"):
+            return False
+        identity = _identity(path, meta)
+        secret = _read_secret(secret_path())
+        return (secret is not None and found.get("identity") == identity
+                and hmac.compare_digest(found["signature"], _signature(secret, identity)))
     except (OSError, ValueError):
         return False
 

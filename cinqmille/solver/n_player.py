@@ -65,6 +65,7 @@ from .turns import counted
 from .two_player import LevelStats, Progress
 
 if TYPE_CHECKING:
+    from .kernel import BankTable
     from .policy import TurnRows
     from .result import SolveResult
 
@@ -251,6 +252,35 @@ def threatening(others: np.ndarray, keep: int = 2) -> np.ndarray:
     return np.asarray(np.sort(top, axis=1))
 
 
+def _seat_pass(result: "SolveResult", a: int, others: np.ndarray) -> tuple[np.ndarray, int, np.ndarray, "BankTable",
+                                                                          np.ndarray, np.ndarray, np.ndarray]:
+    """One kernel pass with seat values for a mover at `a` against each row of `others` (`seat_rows`): (caps,
+    layers, the bust vectors ``P V(others, a)``, the bank table, the moves, A, B of every turn state)."""
+    kernel, grid = result.kernel, result.grid
+    w = result.values
+    rest = np.asarray(others, dtype=np.int64).reshape(len(others), -1)
+    if rest.shape[1] != result.players - 1:
+        raise ValueError(f"a {result.players}-player table needs {result.players - 1} opponents per row")
+    k = len(rest)
+    mover = np.full(k, a, dtype=np.int64)
+    caps = grid.cap(mover)
+    n = int(caps[0]) + 2
+    bust = pass_dice(w[tuple(rest.T) + (mover,)])
+    bank = grid.seat_bank_table(mover, rest, n - 1, w)
+    moves = kernel.move_table(k, int(caps.max()))
+    _, _, ta, tb = kernel.run(mover, caps, bank, bust[:, 0].copy(), keep_table=True, moves=moves)
+    return caps, n, bust, bank, moves, ta, tb
+
+
+def seat_starts(result: "SolveResult", a: int, others: np.ndarray) -> np.ndarray:
+    """Every stored seat's chance (k, n - 1), the mover first, at the turn start of a mover at `a` against each
+    row of `others`, computed afresh by one kernel pass from the table's values (``A + B L`` per seat: the
+    check of a table read back from the cache, `SolveResult.sample_problem`)."""
+    _, _, bust, _, _, ta, tb = _seat_pass(result, a, others)
+    d = result.rules.dice
+    return np.asarray(ta[:, 0, d - 1, :] + tb[:, 0, d - 1, None] * bust[:, : ta.shape[-1]])
+
+
 def seat_rows(result: "SolveResult", a: int, others: np.ndarray) -> "TurnRows":
     """The policy's rows of a mover with banked `a` against each row of `others` (units, shape (k, n - 1): the
     opponents in playing order from the mover), as one `TurnRows` block: row i is the turn against `others[i]`.
@@ -263,19 +293,10 @@ def seat_rows(result: "SolveResult", a: int, others: np.ndarray) -> "TurnRows":
     from .kernel import rolled
     from .policy import TurnRows
 
-    rules, kernel, grid = result.rules, result.kernel, result.grid
-    w = result.values
-    rest = np.asarray(others, dtype=np.int64).reshape(len(others), -1)
-    if rest.shape[1] != result.players - 1:
-        raise ValueError(f"a {result.players}-player table needs {result.players - 1} opponents per row")
-    k = len(rest)
-    mover = np.full(k, a, dtype=np.int64)
-    caps = grid.cap(mover)
-    n = int(caps[0]) + 2
-    l0 = pass_dice(w[tuple(rest.T) + (mover,)])[:, 0].copy()
-    bank = grid.seat_bank_table(mover, rest, n - 1, w)
-    moves = kernel.move_table(k, int(caps.max()))
-    _, _, ta, tb = kernel.run(mover, caps, bank, l0, keep_table=True, moves=moves)
+    rules, kernel = result.rules, result.kernel
+    caps, n, bust, bank, moves, ta, tb = _seat_pass(result, a, others)
+    k = len(caps)
+    l0 = bust[:, 0].copy()
     value = ta[:, :n, :, 0] + tb[:, :n] * l0[:, None, None]
     plain, predict = kernel.roll_tables(value, l0)
     d = rules.dice

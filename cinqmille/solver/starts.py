@@ -23,6 +23,7 @@ import numpy as np
 from ..position import PositionError
 from ..rules.bank import UNIT
 from ..rules.loading import start_problem
+from ..work import Progress
 from .seats import every_seat
 
 if TYPE_CHECKING:
@@ -45,8 +46,9 @@ def pending_of(result: "SolveResult", scores: Sequence[int]) -> tuple[int, ...]:
     return tuple(sorted({s // UNIT for s in scores if 0 < s // UNIT < low}))
 
 
-def extended(result: "SolveResult", pending: tuple[int, ...]) -> Extended:
-    """`result`'s table with the rows of the `pending` starts (units) solved, kept on the result once computed."""
+def extended(result: "SolveResult", pending: tuple[int, ...], progress: Progress | None = None) -> Extended:
+    """`result`'s table with the rows of the `pending` starts (units) solved, kept on the result once computed
+    (`progress`: told the fraction of that solve done)."""
     have: dict[tuple[int, ...], Extended] = result.__dict__.setdefault("_extended", {})
     for known, ext in have.items():
         if set(pending) <= set(known):
@@ -57,13 +59,13 @@ def extended(result: "SolveResult", pending: tuple[int, ...]) -> Extended:
         from .two_player import solve_game
 
         w, _, stats = solve_game(result.rules, kernel=result.kernel, pending=pending,
-                                 base=(result.tables, result.offers))
+                                 base=(result.tables, result.offers), progress=progress)
         ext = Extended(pending, w if w.ndim == 3 else w[None], (), stats.residual)
     else:
         from .n_player import chase_note, solve_players
 
         values, n_stats, chasing = solve_players(result.rules, result.players, kernel=result.kernel,
-                                                 pending=pending, base=result.values)
+                                                 pending=pending, base=result.values, progress=progress)
         ext = Extended(pending, values, chase_note(chasing, n_stats.residual), n_stats.residual)
     have[pending] = ext
     return ext
