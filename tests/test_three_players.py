@@ -125,7 +125,7 @@ def test_chasing_choices_are_found_and_stated() -> None:
 
 def test_advise_at_a_table_of_three_and_more(tmp_path: Path, session_cache: Path) -> None:
     """`advise --opp B,C` reads the three-player policy, `--opp B,C,D` the four-player one; with more opponents it
-    says which reduction it used."""
+    takes the reduction's decision, says which, and estimates the chance in the game of five."""
     path = tmp_path / "r.toml"
     path.write_text('goal = 300\nopening = 100\nend = "exact"\n')
     runner = CliRunner()
@@ -141,7 +141,9 @@ def test_advise_at_a_table_of_three_and_more(tmp_path: Path, session_cache: Path
     assert four["exact"] and abs(four["win"] - float(block.value(row, 2, 3))) < 1e-12  # the exact four-player table
     five = json.loads(runner.invoke(main, [*args, "--opp", "150,0,250,200"]).output)
     block, row = compute(rules, players=4).seats_spot(100, (150, 250, 200))  # the three leading, in their order
-    assert abs(five["win"] - float(block.value(row, 2, 3))) < 1e-12 and not five["exact"]
+    assert five["best"]["action"] == ("roll" if int(block.move(row, 2, 3)) else "bank")  # the table's decision
+    assert five["figure"]["kind"] == "estimated" and not five["exact"]  # ... and the five-player game's chance
+    assert abs(five["win"] - five["figure"]["seats"][0]) < 1e-12 and five["figure"]["margin"] <= 0.01
     assert any("threaten most" in a for a in five["assumptions"])
     bad = runner.invoke(main, [*args, "--opp", "150,200", "--target", "300"])
     assert bad.exit_code == 2 and bad.output.startswith("Error: ")

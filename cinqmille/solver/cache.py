@@ -181,7 +181,7 @@ def _checksum(arrays: Mapping[str, np.ndarray]) -> str:
         arr = np.ascontiguousarray(arrays[name])
         digest.update(name.encode())
         digest.update(str(arr.dtype).encode() + str(arr.shape).encode())
-        digest.update(memoryview(arr.reshape(-1)).cast("B"))  # the bytes in place: no copy of a large table
+        digest.update(arr.data)  # the bytes in place: no copy of a large table
     return digest.hexdigest()
 
 
