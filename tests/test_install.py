@@ -6,15 +6,20 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import click
 import pytest
+from click.testing import CliRunner
 
 import cinqmille
+from cinqmille import address_space
+from cinqmille.cli.common import friendly_errors
 from cinqmille.solver import kernel_cache
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -142,3 +147,57 @@ def test_numba_is_not_told_to_cache_in_the_package() -> None:
     functions = [f for f in vars(compiled).values() if hasattr(f, "py_func") and hasattr(f, "stats")]
     assert functions and all(isinstance(f._cache, kernel_cache.KernelCache) for f in functions)
     assert "njit(cache=True" not in (PACKAGE / "solver" / "compiled.py").read_text()
+
+
+# --- a process short of memory ----------------------------------------------------------------------------------
+
+def test_too_little_address_space_is_one_line_before_numpy_aborts(tmp_path: Path) -> None:
+    """Under ``ulimit -v`` of 300 MB (issue 29: `Error: OSError`, or OpenBLAS ending the process), a command says
+    in one line that the address space is too small, exit 2, before NumPy is imported."""
+    limit = 300 * 2**20
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+
+    env = {**os.environ, "CINQMILLE_CACHE": str(tmp_path), "PYTHONPATH": str(PACKAGE.parent)}
+    done = subprocess.run([sys.executable, "-m", "cinqmille", "advise", "--me", "1000", "--opp", "2000", "--roll",
+                           "1,5,3,3,2"], capture_output=True, text=True, env=env, timeout=120, preexec_fn=limited)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("Error: the address space is limited to 300 MB (ulimit -v)")
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("exc, words", [
+    (MemoryError(), "out of memory: the address space is limited to 600 MB (ulimit -v)"),
+    (RuntimeError("can't start new thread"), "out of memory: cannot start a thread: the address space is limited"),
+    (ImportError("x.so: failed to map segment from shared object"), "out of memory: cannot load a library: the"),
+    (OSError("Could not find/load shared object file 'libllvmlite.so'"), "out of memory: the address space"),
+])
+def test_a_want_of_memory_under_a_limit_is_one_line(monkeypatch: pytest.MonkeyPatch, exc: BaseException,
+                                                     words: str) -> None:
+    """Each way a want of memory shows under ``ulimit -v`` (a MemoryError, a thread or a library that cannot
+    start or load) is one line naming the limit, exit 2."""
+    monkeypatch.setattr(address_space, "limit", lambda: 600 * 2**20)
+
+    @click.command()
+    @friendly_errors
+    def failing() -> None:
+        raise exc
+
+    done = CliRunner().invoke(failing, [])
+    assert done.exit_code == 2 and done.output.startswith(f"Error: {words}") and done.output.count("\n") == 1
+
+
+def test_an_os_error_without_a_number_says_what_failed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a limit, an OSError that has no error number (a library that cannot be loaded) gives its own words,
+    not `Error: OSError`; a RuntimeError that is not about memory is not hidden."""
+    monkeypatch.setattr(address_space, "limit", lambda: None)
+
+    @click.command()
+    @friendly_errors
+    def failing() -> None:
+        raise OSError("Could not find/load shared object file 'libllvmlite.so'")
+
+    done = CliRunner().invoke(failing, [])
+    assert done.exit_code == 2 and done.output == "Error: Could not find/load shared object file 'libllvmlite.so'\n"
+    assert address_space.worded(RuntimeError("something else")) is None

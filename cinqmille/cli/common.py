@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import click
 
+from .. import address_space
 from ..errors import CinqmilleError
 from ..position import PositionError
 from ..rules import DEFAULT_RULES, Rules, load_rules
@@ -80,13 +81,17 @@ def friendly_errors(func: Callable) -> Callable:
             except KeyboardInterrupt:
                 click.echo("Interrupted.", err=True)
                 sys.exit(130)
-            except MemoryError:
-                fail("out of memory (see the limits in docs/rules.md: --max-memory, CINQMILLE_MAX_MEMORY)")
-            except OSError as exc:  # a disk or a file that failed under us: say which, in one line
-                if exc.errno == errno.EPIPE or os.environ.get("CINQMILLE_DEBUG"):
+            except (MemoryError, RuntimeError, OSError, ImportError) as exc:
+                if isinstance(exc, OSError) and (exc.errno == errno.EPIPE or os.environ.get("CINQMILLE_DEBUG")):
                     raise  # a closed pipe (`| head`): the group ends quietly
+                short = address_space.worded(exc)  # out of memory, however it showed (a limit: `ulimit -v`)
+                if short:
+                    fail(short)
+                if not isinstance(exc, OSError):
+                    raise
+                # a disk or a file that failed under us: say which, in one line
                 fail(one_line(f"{exc.filename + ': ' if isinstance(exc.filename, str) else ''}"
-                              f"{exc.strerror or exc.__class__.__name__}"))
+                              f"{exc.strerror or str(exc) or exc.__class__.__name__}"))
             finally:
                 for item in caught:  # e.g. a damaged cache file that was recomputed: one plain line
                     if issubclass(item.category, UserWarning):
