@@ -4,18 +4,23 @@ it; a process short of memory (``ulimit -v``) told so in one line."""
 
 from __future__ import annotations
 
+import ast
+import importlib.metadata
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner
+from packaging.requirements import Requirement
 
 import cinqmille
 from cinqmille import address_space
@@ -147,6 +152,83 @@ def test_numba_is_not_told_to_cache_in_the_package() -> None:
     functions = [f for f in vars(compiled).values() if hasattr(f, "py_func") and hasattr(f, "stats")]
     assert functions and all(isinstance(f._cache, kernel_cache.KernelCache) for f in functions)
     assert "njit(cache=True" not in (PACKAGE / "solver" / "compiled.py").read_text()
+
+
+# --- `.[test]` installs what the tests import -------------------------------------------------------------------
+
+def imported_by_tests() -> set[str]:
+    """The top-level modules that the test files import (statements, `importorskip`, `__import__`)."""
+    names = set()
+    for path in (ROOT / "tests").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names.add(node.module.split(".")[0])
+            elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in (
+                    "importorskip", "__import__") and node.args and isinstance(node.args[0], ast.Constant):
+                names.add(str(node.args[0].value).split(".")[0])
+    local = {p.stem for p in (ROOT / "tests").glob("*.py")} | {"cinqmille"}
+    return {n for n in names if n not in sys.stdlib_module_names and n not in local}
+
+
+def installed_by(requirements: list[str], project: dict) -> set[str]:
+    """The distributions (normalised names) that installing `requirements` brings, the project's own extras
+    expanded and the installed distributions' requirements followed (with their extras)."""
+    def norm(name: str) -> str:
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    found: set[str] = set()
+    todo = [Requirement(r) for r in requirements]
+    seen: set[tuple[str, frozenset[str]]] = set()
+    while todo:
+        req = todo.pop()
+        key = (norm(req.name), frozenset(req.extras))
+        if key in seen:
+            continue
+        seen.add(key)
+        if key[0] == norm(project["name"]):
+            todo += [Requirement(r) for r in project["dependencies"]]
+            todo += [Requirement(r) for extra in req.extras for r in project["optional-dependencies"][extra]]
+            continue
+        found.add(key[0])
+        try:
+            requires = importlib.metadata.requires(req.name) or []
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        for text in requires:
+            sub = Requirement(text)
+            if sub.marker is None or any(sub.marker.evaluate({"extra": e}) for e in req.extras or {""}):
+                todo.append(sub)
+    return found
+
+
+def test_the_test_extra_installs_every_package_the_tests_import() -> None:
+    """Every third-party module a test file imports comes with ``pip install -e '.[test]'`` (issue 29: the tests
+    needed starlette, which `.[test]` did not install), so the README's test command runs them all."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    brought = installed_by([f"{project['name']}[test]"], project)
+    where = importlib.metadata.packages_distributions()
+    missing = {}
+    for module in sorted(imported_by_tests()):
+        dists = {re.sub(r"[-_.]+", "-", d).lower() for d in where.get(module, [module])}
+        if not dists & brought:
+            missing[module] = sorted(dists)
+    assert missing == {}
+
+
+# --- the README's Quick start, as CI runs it -------------------------------------------------------------------
+
+def test_ci_runs_the_readme_quick_start_as_written() -> None:
+    """`.ci/quick_start` prints the command lines of README.md's Quick start block, exactly, and `.ci/run` runs
+    them (then `cinqmille --help` from another folder)."""
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("## Quick start", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    printed = subprocess.run(["bash", str(ROOT / ".ci" / "quick_start")], capture_output=True, text=True, check=True)
+    assert printed.stdout == block and len(block.splitlines()) == 2
+    assert block.splitlines()[0].startswith("python -m pip install . &&")
+    run = (ROOT / ".ci" / "run").read_text()
+    assert ".ci/quick_start" in run and "cinqmille --help" in run
 
 
 # --- a process short of memory ----------------------------------------------------------------------------------
