@@ -119,7 +119,8 @@ def write_payload(path: str, payload: bytes) -> None:
     """Write a cache file atomically (0600): its header, checksum and `payload`. Something other than a regular
     file or a folder in its place (a FIFO, a symbolic link) is removed first, not opened."""
     try:
-        if not stat.S_ISREG(os.lstat(path).st_mode) and not stat.S_ISDIR(os.lstat(path).st_mode):
+        mode = os.lstat(path).st_mode
+        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
             os.unlink(path)
     except FileNotFoundError:
         pass
