@@ -5,12 +5,13 @@ ratio against a plain textbook value iteration.  A script that prints figures (n
     python benchmarks/bench_solver.py --quick      # standard x1 and the textbook ratio only
     python benchmarks/bench_solver.py --players 3  # standard for three players, x1 (--repeat N for a median)
     python benchmarks/bench_solver.py --players 4 --goal 2000 --opening 500  # four players at goal 2000
-    python benchmarks/bench_solver.py --compile    # the compiled kernel's first-run cost (an empty Numba cache)
+    python benchmarks/bench_solver.py --compile    # the compiled kernel's first-run cost (an empty kernel cache)
 
 Each solve runs in a fresh process (no table cache: `compute`), so its peak memory is its own; the
-compiled kernel is read from Numba's on-disk cache (compiled on the first run ever: `--compile`). Numba's
-import (which the solve's first pass would do) is timed apart and printed beside the solve's time; its
-first call (loading the cached code, about 0.3 s) is inside the solve's.
+compiled kernel is read from its on-disk cache (``numba/`` in the cache folder; compiled on the first run
+ever: `--compile`, which gives each run a fresh CINQMILLE_CACHE). Numba's import (which the solve's first
+pass would do) is timed apart and printed beside the solve's time; its first call (loading the cached
+code, about 0.3 s) is inside the solve's.
 Machines are shared and noisy: read the medians and the ratios.
 """
 
@@ -64,7 +65,7 @@ def compile_cost() -> None:
     tiny = {"goal": 500, "opening": 150, "prediction": True, "rule_of_50": True}
     for name, spec in (("standard", "standard"), ("tiny, every function", tiny)):
         with tempfile.TemporaryDirectory() as cache:
-            env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+            env = {**os.environ, "CINQMILLE_CACHE": cache}  # the compiled kernel's cache is its numba/
             first = cold_solve(spec, env=env)["seconds"]
             again = statistics.median(cold_solve(spec, env=env)["seconds"] for _ in range(3))
         print(f"compile ({name}): first run {first:.2f} s, cached {again:.2f} s (median of 3): "

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from .. import __version__
+from .. import __version__, address_space
 
 #: (module, command name) of every command; a module defines a Click command named `command`.
 COMMANDS: tuple[tuple[str, str], ...] = (
@@ -30,6 +30,12 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("compare_cmd", "compare"),
     ("serve_cmd", "serve"),
 )
+
+
+class _Refused(click.ClickException):
+    """A command that cannot run here (too little memory): one line, exit status 2 as bad input."""
+
+    exit_code = 2
 
 
 def _available() -> list[tuple[str, str]]:
@@ -84,7 +90,16 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         for module, name in _available():
             if name == cmd_name:
-                return importlib.import_module(f"{__name__}.{module}").command
+                short = address_space.too_little()  # NumPy's import would abort the process
+                if short is None:
+                    try:
+                        address_space.reserve_blas()
+                        return importlib.import_module(f"{__name__}.{module}").command
+                    except (MemoryError, OSError, ImportError) as exc:
+                        short = address_space.worded(exc)
+                        if short is None:
+                            raise
+                raise _Refused(short)
         return None
 
 

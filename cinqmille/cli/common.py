@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import click
 
+from .. import address_space
 from ..errors import CinqmilleError
 from ..files import error_chain
 from ..position import PositionError
@@ -78,15 +79,17 @@ def _command() -> str:
 def system_error_words(exc: BaseException) -> str:
     """An `OSError` or a `MemoryError` in one line that names the file or the operation and the reason (never the
     bare class name): "not enough memory for 'cinqmille solve' (loading libllvmlite.so: ...)", "FILE: REASON"."""
+    short = address_space.worded(exc)  # out of memory, however it showed (a limit: `ulimit -v`)
     chain = error_chain(exc)
     texts = [one_line(str(e)) for e in chain if str(e).strip()]
-    memory = any(isinstance(e, MemoryError) or getattr(e, "errno", None) == errno.ENOMEM for e in chain) \
-        or any(word in text.lower() for text in texts for word in MEMORY_WORDS)
+    memory = short is not None or any(isinstance(e, MemoryError) or getattr(e, "errno", None) == errno.ENOMEM
+                                      for e in chain) or any(word in text.lower() for text in texts for word in MEMORY_WORDS)
     names = [e.filename for e in chain if isinstance(e, OSError) and isinstance(e.filename, str)]
     if memory:
         why = next((t for t in reversed(texts) if any(w in t.lower() for w in MEMORY_WORDS)), "")
         detail = f" ({why[:300]})" if why else ""
-        return (f"not enough memory for {_command()}{detail}; free memory or raise the limit (ulimit -v; the "
+        head = f"{short}; " if short and address_space.limit() is not None else ""  # the limit that was met
+        return (f"{head}not enough memory for {_command()}{detail}; free memory or raise the limit (ulimit -v; the "
                 f"solver's own: --max-memory, CINQMILLE_MAX_MEMORY, docs/rules.md)")
     if isinstance(exc, OSError):
         reason = exc.strerror or (texts[0] if texts else "")
@@ -113,10 +116,12 @@ def friendly_errors(func: Callable) -> Callable:
             except KeyboardInterrupt:
                 click.echo("Interrupted.", err=True)
                 sys.exit(130)
-            except (MemoryError, OSError) as exc:  # memory, a disk or a file that failed under us: which, why
-                if isinstance(exc, OSError) and exc.errno == errno.EPIPE or os.environ.get("CINQMILLE_DEBUG"):
+            except (MemoryError, RuntimeError, OSError, ImportError) as exc:
+                if isinstance(exc, OSError) and (exc.errno == errno.EPIPE or os.environ.get("CINQMILLE_DEBUG")):
                     raise  # a closed pipe (`| head`): the group ends quietly
-                fail(system_error_words(exc))
+                if not isinstance(exc, (OSError, MemoryError)) and address_space.worded(exc) is None:
+                    raise  # a thread or a library that failed for another reason than memory: a real bug
+                fail(system_error_words(exc))  # out of memory, a disk or a file that failed under us: which, why
             finally:
                 for item in caught:  # e.g. a damaged cache file that was recomputed: one plain line
                     if issubclass(item.category, UserWarning):

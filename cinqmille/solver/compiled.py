@@ -25,9 +25,12 @@ from __future__ import annotations
 
 import sys
 import types
+from typing import Any, Callable
 
 import numpy as np
 from numba import njit
+
+from . import kernel_cache
 
 
 def _array_maths_without_scipy_linalg() -> None:
@@ -48,8 +51,12 @@ def _array_maths_without_scipy_linalg() -> None:
 
 _array_maths_without_scipy_linalg()
 
-#: Compiled once and cached on disk (`cache`), run without the GIL (`nogil`) so that threads share a pass.
-JIT = njit(cache=True, nogil=True, error_model="numpy", boundscheck=False)
+
+def JIT(func: Callable[..., None]) -> Any:
+    """Compiled once and cached on disk in the user's cache folder (`kernel_cache`, never in the package), run
+    without the GIL (`nogil`) so that threads share a pass."""
+    return kernel_cache.enable(njit(nogil=True, error_model="numpy", boundscheck=False)(func))
+
 #: Rows computed together, one per SIMD lane (the innermost axis of every table): a block of rows shares
 #: its slots and loops, and the comparisons of different rows run side by side instead of one long chain.
 LANES = 64
