@@ -11,6 +11,10 @@ from __future__ import annotations
 _NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
+#: Seats in words, first to eighth.
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+
+
 def number_word(n: int) -> str:
     """`n` in words up to ten, in digits beyond."""
     return _NUMBERS[n] if 0 <= n < len(_NUMBERS) else str(n)

@@ -257,3 +257,26 @@ def test_refuses_one_player_and_reports_no_convergence() -> None:
         brute_force_n(rules, 1)
     with pytest.raises(RuntimeError, match="no convergence"):
         brute_force_n(rules, 3, max_sweeps=2)
+
+
+#: Five players: tiny rulesets that the brute force sweeps in seconds (default run) or minutes (slow).
+FIVE = {"reach-150": {"goal": 150, "opening": 0}}
+FIVE_SLOW = {
+    "reach-200": {"goal": 200, "opening": 0},
+    "exact-250-open-100": {"goal": 250, "opening": 100, "end": "exact"},
+    "dummy-250": {"goal": 250, "opening": 0, "min_bank": 100, "end": "exact", "five_ones": "multiples"},
+}
+
+
+@pytest.mark.parametrize("name", [*FIVE, *(pytest.param(n, marks=pytest.mark.slow) for n in FIVE_SLOW)])
+def test_five_players_agree_with_the_brute_force(name: str) -> None:
+    """Every turn start of a five-player game: each seat's chance from the solver equals the brute force's."""
+    rules = rules_from_dict({**FIVE, **FIVE_SLOW}[name], name)
+    result = compute(rules, players=5)
+    table = brute_force_n(rules, 5)
+    assert result.exact and len(table) == len(result.grid.scores) ** 5
+    worst = 0.0
+    for scores, chances in table.items():
+        first = [float(x) for x in result.values[tuple(x // 50 for x in scores)]]
+        worst = max(worst, max(abs(a - b) for a, b in zip([*first, 1 - sum(first)], chances)))
+    assert worst < 1e-11

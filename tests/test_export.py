@@ -336,8 +336,10 @@ def test_three_player_export_agrees_with_advise_and_documents_its_columns(fmt: s
 
 
 def test_three_player_options_are_checked(tiny_rules_file: Path, tmp_path: Path) -> None:
-    """--opp2 without --players 3 or 4, --opp3 without --players 4, and --players 5 are refused in one line."""
-    for args in (["--opp2", "0"], ["--opp3", "0", "--players", "3"], ["--players", "5"]):
+    """--opp2 without --players 3 or more, --opp3 below 4 players, --opp4 below 5, and --players 6 are refused in
+    one line."""
+    for args in (["--opp2", "0"], ["--opp3", "0", "--players", "3"], ["--opp4", "0", "--players", "4"],
+                 ["--players", "6"]):
         code, out, err = run("--rules", str(tiny_rules_file), "-o", str(tmp_path / "p.csv"), *args)
         assert code == 2 and "Error" in (out + err)
 

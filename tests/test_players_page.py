@@ -13,7 +13,7 @@ from cinqmille.solver import solve
 def test_each_row_is_the_solve_of_its_players() -> None:
     """`players_rows` gives, per preset and goal, the solved seat chances of two to four players, and the
     section prints each of them with the first seat's edge over 1/N."""
-    rows = players_rows(["standard"], goals=(1000,))
+    rows = players_rows(["standard"], goals=(1000,), most=4)
     (preset, goal, solves), = rows
     assert (preset, goal) == ("standard", 1000) and [sc.players for sc in solves] == [2, 3, 4]
     rules = at_goal("standard", 1000)

@@ -72,7 +72,7 @@ def test_a_stuck_player_leaves_the_two_player_game() -> None:
 
 
 def test_solve_players_3_in_the_cli(tmp_path: Path, session_cache: Path) -> None:
-    """`solve --players 3 --json` gives the seats' chances, cached; four players too; five and race are refused."""
+    """`solve --players 3 --json` gives the seats' chances, cached; four players too; six and race are refused."""
     path = tmp_path / "r.toml"
     path.write_text('goal = 300\nopening = 100\nend = "exact"\n')
     runner = CliRunner()
@@ -87,7 +87,7 @@ def test_solve_players_3_in_the_cli(tmp_path: Path, session_cache: Path) -> None
     assert four["players"] == 4 and len(four["win"]) == 4 and abs(sum(four["win"]) - 1) < 1e-12
     reference = compute(rules_from_dict({"goal": 300, "opening": 100, "end": "exact"}), players=4).win
     assert max(abs(x - y) for x, y in zip(four["win"], reference)) < 1e-12
-    for bad in (["--players", "5"], ["--players", "3", "--objective", "race"]):
+    for bad in (["--players", "6"], ["--players", "3", "--objective", "race"]):
         result = runner.invoke(main, ["solve", "--rules", str(path), *bad])
         assert result.exit_code == 2 and result.output.startswith("Error: ")
 
@@ -124,8 +124,8 @@ def test_chasing_choices_are_found_and_stated() -> None:
 
 
 def test_advise_at_a_table_of_three_and_more(tmp_path: Path, session_cache: Path) -> None:
-    """`advise --opp B,C` reads the three-player policy, `--opp B,C,D` the four-player one; with more opponents it
-    takes the reduction's decision, says which, and estimates the chance in the game of five."""
+    """`advise --opp B,C` reads the three-player policy, `--opp B,C,D` the four-player one; with more opponents than
+    the largest table it takes the reduction's decision, says which, and estimates the chance in the game of six."""
     path = tmp_path / "r.toml"
     path.write_text('goal = 300\nopening = 100\nend = "exact"\n')
     runner = CliRunner()
@@ -139,12 +139,12 @@ def test_advise_at_a_table_of_three_and_more(tmp_path: Path, session_cache: Path
     four = json.loads(runner.invoke(main, [*args, "--opp", "150,0,200"]).output)
     block, row = compute(rules, players=4).seats_spot(100, (150, 0, 200))
     assert four["exact"] and abs(four["win"] - float(block.value(row, 2, 3))) < 1e-12  # the exact four-player table
-    five = json.loads(runner.invoke(main, [*args, "--opp", "150,0,250,200"]).output)
-    block, row = compute(rules, players=4).seats_spot(100, (150, 250, 200))  # the three leading, in their order
-    assert five["best"]["action"] == ("roll" if int(block.move(row, 2, 3)) else "bank")  # the table's decision
-    assert five["figure"]["kind"] == "estimated" and not five["exact"]  # ... and the five-player game's chance
-    assert abs(five["win"] - five["figure"]["seats"][0]) < 1e-12 and five["figure"]["margin"] <= 0.01
-    assert any("threaten most" in a for a in five["assumptions"])
+    six = json.loads(runner.invoke(main, [*args, "--opp", "150,0,250,200,100"]).output)
+    block, row = compute(rules, players=5).seats_spot(100, (150, 0, 250, 200))  # the four leading, in their order
+    assert six["best"]["action"] == ("roll" if int(block.move(row, 2, 3)) else "bank")  # the table's decision
+    assert six["figure"]["kind"] == "estimated" and not six["exact"]  # ... and the six-player game's chance
+    assert abs(six["win"] - six["figure"]["seats"][0]) < 1e-12 and six["figure"]["margin"] <= 0.01
+    assert any("threaten most" in a for a in six["assumptions"])
     bad = runner.invoke(main, [*args, "--opp", "150,200", "--target", "300"])
     assert bad.exit_code == 2 and bad.output.startswith("Error: ")
 
@@ -168,3 +168,19 @@ def test_three_player_advice_refuses_scoreless_counters(tmp_path: Path) -> None:
     out = CliRunner().invoke(main, ["advise", "--rules", str(rules), "--me", "300", "--opp", "300,0",
                                     "--scoreless", "1,0"])
     assert out.exit_code == 2 and "two players only" in out.stderr
+
+
+def test_five_players_are_solved_where_they_fit(tmp_path: Path, session_cache: Path) -> None:
+    """`solve --players 5` solves a small goal exactly and names all five seats; `advise` with four opponents then
+    reads that exact table, not an estimate."""
+    path = tmp_path / "five.toml"
+    path.write_text('goal = 250\nopening = 100\n')
+    runner = CliRunner()
+    text = runner.invoke(main, ["solve", "--rules", str(path), "--players", "5"])
+    assert text.exit_code == 0, text.output
+    assert "With 5 players the first wins" in text.output and "fifth" in text.output
+    data = json.loads(runner.invoke(main, ["solve", "--rules", str(path), "--players", "5", "--json"]).output)
+    assert data["players"] == 5 and len(data["win"]) == 5 and abs(sum(data["win"]) - 1) < 1e-12
+    advice = json.loads(runner.invoke(main, ["advise", "--rules", str(path), "--me", "100", "--opp", "150,0,200,100",
+                                             "--turn", "100", "--dice", "3", "--json"]).output)
+    assert advice["figure"]["kind"] == "exact" and advice["figure"]["table"] == 5 and advice["exact"]

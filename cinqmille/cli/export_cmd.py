@@ -22,11 +22,13 @@ from .common import friendly_errors, resolve_rules, rules_option
 @click.option("--me", "me", metavar="POINTS|LO:HI", help="Only these scores of the player to move (default: all).")
 @click.option("--opp", "opp", metavar="POINTS|LO:HI", help="Only these opponent scores (default: all).")
 @click.option("--opp2", "opp2", metavar="POINTS|LO:HI",
-              help="With --players 3 or 4: only these scores of the player after the next (default: all).")
+              help="With --players 3 or more: only these scores of the player after the next (default: all).")
 @click.option("--opp3", "opp3", metavar="POINTS|LO:HI",
-              help="With --players 4: only these scores of the player who plays last of the round (default: all).")
+              help="With --players 4 or more: only these scores of the fourth player (default: all).")
+@click.option("--opp4", "opp4", metavar="POINTS|LO:HI",
+              help="With --players 5: only these scores of the fifth player (default: all).")
 @click.option("--players", "players", type=click.IntRange(2, MAX_PLAYERS), default=2, show_default=True,
-              help="The table exported: two players, or three or four (columns me, opp, opp2, opp3: the "
+              help=f"The table exported: two players, or three to {MAX_PLAYERS} (columns me, opp, opp2, ...: the "
                    "opponents in playing order).")
 @click.option("--keeps/--no-keeps", "keeps", default=True, show_default=True,
               help="Also write the keep table: the best keep of every roll where the best move is to roll "
@@ -37,7 +39,7 @@ from .common import friendly_errors, resolve_rules, rules_option
                    "refused: export a slice).")
 @friendly_errors
 def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp: str | None, opp2: str | None,
-            opp3: str | None, players: int, keeps: bool, every: bool) -> None:
+            opp3: str | None, opp4: str | None, players: int, keeps: bool, every: bool) -> None:
     """Write the optimal policy: scores, turn points, dice, best action and chances to win by banking and rolling, and the best keep of every roll."""
     from ..errors import CinqmilleError
     from ..export import (EXPORT_COST, EXPORT_COST_NO_KEEPS, check_every_rows, check_targets, format_of, keep_rows,
@@ -53,14 +55,13 @@ def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp:
     fmt = format_of(output, fmt)
     if fmt == "parquet":
         need_pyarrow()
-    if opp2 is not None and players < 3:
-        raise CinqmilleError("--opp2 is for --players 3 or 4")
-    if opp3 is not None and players < 4:
-        raise CinqmilleError("--opp3 is for --players 4")
+    given = {"--opp2": opp2, "--opp3": opp3, "--opp4": opp4}
+    for i in range(2, MAX_PLAYERS):
+        if given[f"--opp{i}"] is not None and players <= i:
+            raise CinqmilleError(f"--opp{i} is for --players {i + 1} or more")
     if every and not keeps:
         raise CinqmilleError("--all-keeps lists the keep table: it cannot go with --no-keeps")
     mes, opps = parse_scores(me, rules, "--me"), parse_scores(opp, rules, "--opp")
-    given = {"--opp2": opp2, "--opp3": opp3}
     rest = [parse_scores(given[f"--opp{i}"], rules, f"--opp{i}") for i in range(2, players)]
     check_targets(output, fmt, keeps)  # a device, a FIFO or a directory in the way: refused before the work
     check_folder(output)  # and a folder that cannot be written

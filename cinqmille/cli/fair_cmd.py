@@ -8,24 +8,24 @@ from ..fair import FairStart, fair_start
 from ..parsing import WholeNumber
 from ..solver.budget import Limits
 from ..solver.n_player import MAX_PLAYERS
+from ..words import ORDINALS
 from .common import emit_json, friendly_errors, json_option, resolve_rules, rules_option
 
-SEATS = ("first", "second", "third", "fourth")
 
 
 def sentences(fair: FairStart) -> list[str]:
     """The text of `fair`: the chances before, the head starts, the chances after."""
     rules, n = fair.rules, fair.players
-    share = ", ".join(f"{SEATS[i]} {p:.2%}" for i, p in enumerate(fair.win_before))
+    share = ", ".join(f"{ORDINALS[i]} {p:.2%}" for i, p in enumerate(fair.win_before))
     lines = [f"Ruleset '{rules.name}', {n} players, best play: {share} from the ruleset's start."]
-    heads = [f"the {SEATS[i]} player starts with {s} points"
+    heads = [f"the {ORDINALS[i]} player starts with {s} points"
              + ("" if fair.opened[i] or not s else f" (not opened: his first bank must still reach {rules.opening}, "
                                                    f"and adds to them)")
              for i, s in enumerate(fair.start) if i]
     if not any(fair.start):
         lines.append("No head start brings the chances closer to even.")
     else:
-        after = ", ".join(f"{SEATS[i]} {p:.2%}" for i, p in enumerate(fair.win_after))
+        after = ", ".join(f"{ORDINALS[i]} {p:.2%}" for i, p in enumerate(fair.win_after))
         lines.append(f"Fairest head start: {'; '.join(heads)}. Then: {after}.")
     if not fair.exact:
         lines.append("Not exact for this ruleset; assumptions:")

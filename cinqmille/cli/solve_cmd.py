@@ -11,6 +11,7 @@ from ..solver import OBJECTIVES, SolveResult, solve
 from ..solver.budget import MAX_BYTES, MAX_STATES, Limits
 from ..solver.level import residual_words
 from ..solver.n_player import MAX_PLAYERS
+from ..words import ORDINALS
 from .common import emit_json, friendly_errors, json_option, resolve_rules, rules_option
 
 
@@ -81,7 +82,7 @@ def command(rules_spec: str, objective: str, players: int, no_cache: bool, max_s
         click.echo(f"First player wins {data['first_player_win']:.2%} of games with best play "
                    f"(second player {data['second_player_win']:.2%}).")
     elif objective == "win":
-        seats = ", ".join(f"{name} {p:.2%}" for name, p in zip(("second", "third", "fourth"), result.win[1:]))
+        seats = ", ".join(f"{name} {p:.2%}" for name, p in zip(ORDINALS[1:], result.win[1:]))
         click.echo(f"With {result.players} players the first wins {result.first_player_win:.2%} of games "
                    f"with best play ({seats}).")
     elif objective == "expected":

@@ -70,7 +70,7 @@ if TYPE_CHECKING:
     from .result import SolveResult
 
 #: Largest table size solved: players allowed by the solver.
-MAX_PLAYERS = 4
+MAX_PLAYERS = 5
 
 
 def relaxations_n(rules: Rules, players: int) -> tuple[str, ...]:
