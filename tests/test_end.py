@@ -81,6 +81,14 @@ def test_the_bank_that_wins_a_last_turn() -> None:
     assert EXACT.banking.end.winning_bank(4800, 5000, 250) == (200, False)  # 200 is below min_bank 250
 
 
+def test_the_smallest_bank_that_reaches_the_goal() -> None:
+    """From 4000 a bank of 1000 reaches 5000; `min_bank` applies to a bank that reaches the goal too, so from 4900
+    with a minimum of 250 it takes 250 under `reach`, while under `exact` only 100 reaches the goal (5, 5b)."""
+    assert REACH.banking.end.goal_bank(4000, 300) == 1000
+    assert REACH.banking.end.goal_bank(4900, 250) == 250
+    assert EXACT.banking.end.goal_bank(4900, 250) == 100
+
+
 def test_who_holds_the_victory_when_the_round_ends() -> None:
     """The best score wins under `reach` (the earlier on a tie: an equal score does not beat it); under `exact`
     the latest to reach the goal; a score a penalty took back below the goal holds nothing (5)."""

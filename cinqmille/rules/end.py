@@ -79,6 +79,12 @@ class EndRules:
             need = need + (least - need) * (need < least)
         return need, need >= least
 
+    def goal_bank(self, a: Any, least: Any) -> Any:
+        """The smallest bank that reaches the goal from banked `a` (`least`: the smallest bank allowed): exactly
+        ``goal - a`` under `exact`, at least ``goal - a`` and `least` under `reach`; from there a turn's states
+        are terminal (every bank ends the game, or overshoots)."""
+        return self.winning_bank(a, self.goal - UNIT // self.unit, least)[0]
+
     def leader(self, scores: Sequence[int]) -> int | None:
         """Who holds the victory if the last round ended now: the index in `scores` (the banked scores of the
         players who reached the goal, in the order they reached it; a penalty may have taken some back below)
