@@ -197,8 +197,7 @@ def _decide(result: "SolveResult", position: Position, roll: str | tuple[int, ..
         if position.offer is None:  # the dice in hand are explicit: all of them when not given
             position = replace(position, dice=position.hand(rules))
         position.validate(rules)
-        if position.target is not None:
-            position = replace(position, opp=position.target, seat=1)
+        position = position.as_last_turn()
         if position.offer is not None:
             return _offer(result, position, exact, assumptions)
         return _bank_or_roll(result, position, exact, assumptions)
@@ -212,8 +211,7 @@ def _decide(result: "SolveResult", position: Position, roll: str | tuple[int, ..
     if position.offer is not None:
         raise PositionError("`offer` is a choice at the start of a turn: give no `roll` with it")
     position = replace(position, dice=len(faces)).validate(rules)
-    if position.target is not None:
-        position = replace(position, opp=position.target, seat=1)
+    position = position.as_last_turn()
     block, r = result.spot(position)
     expect = block.expectation(r, position.me // UNIT)
     choices = []

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .errors import CinqmilleError
 from .rules import Rules
+from .rules.end import LAST_TURN_SEAT
 
 
 class PositionError(CinqmilleError):
@@ -84,6 +85,11 @@ class Position:
         return cls(me, others[0], turn, dice, seat=0 if mover == 0 else 1, offer=offer, target=target,
                    scoreless=scoreless)
 
+    def as_last_turn(self) -> "Position":
+        """The position as a table reads it: with a `target`, my last turn is read against the opponent at the
+        target, in the seat of a last turn (`rules.end.LAST_TURN_SEAT`); without one, the position itself."""
+        return self if self.target is None else replace(self, opp=self.target, seat=LAST_TURN_SEAT)
+
     def hand(self, rules: Rules) -> int:
         """Dice in hand (all the dice when not given)."""
         return rules.dice if self.dice is None else self.dice
@@ -103,12 +109,13 @@ class Position:
         if self.target is None:
             check_score(rules, self.opp, "opp")
         else:
-            if not rules.last_round:
+            bank = rules.banking
+            if not bank.end.last_round:
                 raise PositionError(f"`target` is for a last round; '{rules.name}' has none (last_round = false)")
-            if self.target % 50 or self.target < rules.goal or (rules.end == "exact" and self.target != rules.goal):
-                need = f"exactly {rules.goal}" if rules.end == "exact" else f"a multiple of 50 from {rules.goal} up"
+            if self.target % 50 or not bank.end.reaches(self.target):
+                need = f"exactly {rules.goal}" if bank.exact else f"a multiple of 50 from {rules.goal} up"
                 raise PositionError(f"`target`: the opponent's final score must be {need}, got {self.target}")
-            if rules.rule_of_50 and self.target % 100 == 50:
+            if bank.fault(self.target):
                 raise PositionError(f"`target`: under the rule of 50 a bank that leaves a score ending in 50 is a "
                                     f"fault, so no final score ends in 50; got {self.target}")
         if self.offer is not None:
@@ -142,7 +149,7 @@ class Position:
                 raise PositionError(f"`scoreless`: at most {zero.count - 1} scoreless turns in a row can stand "
                                     f"(scoreless turn number {zero.count} is punished and clears the count), got "
                                     f"{','.join(map(str, self.scoreless))}")
-        if rules.end == "exact" and self.me + self.turn > rules.goal:
+        if rules.banking.overshoots(self.me, self.turn):
             raise PositionError(
                 f"under an exact end a turn cannot take {self.me} past the goal ({rules.goal}); got {self.turn} turn points",
                 field="turn")

@@ -383,20 +383,14 @@ class Game:
         self._turn += 1
 
     def _leader(self) -> int | None:
-        """Who wins if the last round ended now: best qualifying score (reach) or latest to reach (exact)."""
-        rules = self.rules
-        alive = [s for s in self._reach_order if reaches_goal(rules, self._players[s].score)]
-        if not alive:
-            return None
-        if rules.end == "exact":
-            return alive[-1]
-        best = max(self._players[s].score for s in alive)
-        return next(s for s in alive if self._players[s].score == best)
+        """Who wins if the last round ended now (`EndRules.leader` over the players in the order they reached)."""
+        i = self.rules.banking.end.leader([self._players[s].score for s in self._reach_order])
+        return None if i is None else self._reach_order[i]
 
     def _check_end(self, seat: int, scored: bool) -> None:
-        rules = self.rules
-        qualified = scored and reaches_goal(rules, self._players[seat].score)
-        if not rules.last_round:
+        end = self.rules.banking.end
+        qualified = scored and reaches_goal(self.rules, self._players[seat].score)
+        if not end.last_round:
             if qualified:
                 self._end(seat, "goal")
             return
@@ -405,7 +399,8 @@ class Game:
         if self._last_round is None and not qualified:
             return
         leader = self._leader()
-        if seat == self._n - 1:
+        left = end.last_turns(seat, self._n)  # last turns still to play after this seat's
+        if not left:
             if leader is not None:
                 self._end(leader, "last_round" if self._last_round is not None else "goal")
                 return
@@ -415,8 +410,7 @@ class Game:
             self._last_round, self._reach_order = None, []
             return
         trigger = self._last_round.trigger if self._last_round is not None else seat
-        target = rules.goal if rules.end == "exact" else self._players[leader].score
-        self._last_round = LastRound(trigger, leader, target, self._n - 1)
+        self._last_round = LastRound(trigger, leader, end.target(self._players[leader].score), seat + left)
 
     def _end(self, winner: int, reason: Literal["instant_win", "goal", "last_round"]) -> None:
         self._events.append(GameEnd(winner, reason, self.scores))

@@ -34,7 +34,7 @@ def bank_is_worth_it(view: GameView) -> bool | None:
     last = view.last_round
     if last is not None:
         # This is the player's last turn: only a bank that takes the victory is worth anything.
-        return bool(wins) and (view.rules.banking.exact or new > last.target)
+        return bool(view.rules.banking.end.beats(new, last.target))
     return True if wins else None
 
 

@@ -76,7 +76,7 @@ def _pair_spec(rules: Rules) -> cache.TableSpec:
             return why
         # the pass takes a move at every state but an overshoot (the last layer of each row, under exact)
         overshoot = np.zeros(rows, dtype=bool)
-        if rules.end == "exact":
+        if rules.banking.exact:
             overshoot[np.cumsum(np.repeat(found["caps"] + 2, s)) - 1] = True
         if (move[overshoot] != -1).any() or (move[~overshoot] < 0).any():
             return "array 'move' has no move where the solve took one (or one on an overshoot)"

@@ -154,7 +154,7 @@ class CardRows:
     def __init__(self, rules: Rules, card: Card, scores: np.ndarray, caps: np.ndarray):
         self.rules, self.card = rules, card.check(rules)
         self.dice = rules.dice
-        self.exact = rules.end == "exact"
+        self.exact = rules.banking.exact
         self.tie = 0.0  # the card's own ranking of keeps: exact ties, the first in keep order
         self.banking = BankRules.of(rules)
         self.buckets = len(card.shifts)

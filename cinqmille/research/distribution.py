@@ -58,8 +58,7 @@ def turn_points(result: "SolveResult", position: Position) -> TurnPoints:
     if position.offer is not None:
         raise PositionError("`offer`: give the position after the choice (a take-over is not a turn start)")
     position = replace(position, dice=position.hand(rules)).validate(rules)
-    if position.target is not None:
-        position = replace(position, opp=position.target, seat=1)
+    position = position.as_last_turn()
     block, r = result.spot(position)
     t = position.turn // UNIT
     return turn_distribution(block, r, position.me // UNIT, t, position.hand(rules))

@@ -1,4 +1,4 @@
-"""The rules of a bank and of an overshoot, written once (RULES.md 1.6, 3, 4 and 5).
+"""The rules of a bank, written once (RULES.md 1.6, 3, 4 and 5).
 
 `BankRules` holds a ruleset's banking parameters as integers in one unit: real
 points (``unit = 1``: the referee, through `Rules.banking`) or the solver's and
@@ -6,36 +6,38 @@ the simulator's units of 50 (`UNIT`). Each judgement is written with operators
 that plain ints and bools and numpy arrays share (``x ^ True`` is "not x";
 ``y + (x - y) * c`` picks x where c): it answers for one state, at the speed
 of plain Python, and for arrays of states alike, broadcasting its arguments.
+The end of the game (the goal, an exact end and its overshoots, the last
+round) is `EndRules` (`cinqmille.rules.end`), which a `BankRules` holds.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+from .end import UNIT, EndRules
 
 if TYPE_CHECKING:
     from .model import Rules
 
-#: Points per unit of the solver and the simulator (every score is a multiple of 50).
-UNIT = 50
 #: Kinds of a bank: the turn is scored, void (a final-stretch player stopped short), a fault (rule of 50).
 SCORED, VOID, FAULT = 0, 1, 2
 BankKind = Literal["scored", "void", "fault"]
 KINDS: tuple[BankKind, BankKind, BankKind] = ("scored", "void", "fault")
 
+__all__ = ["FAULT", "KINDS", "SCORED", "UNIT", "VOID", "BankKind", "BankRules"]
+
 
 @dataclass(frozen=True, slots=True)
 class BankRules:
-    """When a player may bank, what the bank does to his score, and when a keep overshoots."""
+    """When a player may bank and what the bank does to his score (and, through `end`, when the game ends)."""
 
     unit: int
     dice: int
-    goal: int
+    end: EndRules
     opening: int  # 0: every player counts as opened
     opened_from: int  # the smallest opened score: the opening, 1 where zero_turns falls by points, 0 without opening
     min_bank: int  # the smallest bank once opened: at least 1 (a bank must score)
-    exact: bool
     full_bank: bool  # a full hand may be banked (hot_dice optional and all_scoring_roll free)
     stretch_start: int  # -1 without a final stretch
     stretch_cap: bool
@@ -47,10 +49,19 @@ class BankRules:
         fs, zero = rules.final_stretch, rules.zero_turns
         falls = zero is not None and isinstance(zero.to, int)  # a fall by points leaves an opened player anywhere
         opening = rules.opening // unit
-        return cls(unit, rules.dice, rules.goal // unit, opening, min(opening, 1) if falls else opening,
-                   max(rules.min_bank // unit, 1),
-                   rules.end == "exact", rules.can_bank_after_full_hand,
+        return cls(unit, rules.dice, EndRules.of(rules, unit), opening, min(opening, 1) if falls else opening,
+                   max(rules.min_bank // unit, 1), rules.can_bank_after_full_hand,
                    -1 if fs is None else fs.start // unit, bool(fs and fs.cap), rules.rule_of_50)
+
+    @property
+    def goal(self) -> int:
+        """The goal (`EndRules.goal`)."""
+        return self.end.goal
+
+    @property
+    def exact(self) -> bool:
+        """Whether the goal must be reached exactly (`EndRules.exact`)."""
+        return self.end.exact
 
     @property
     def period(self) -> int:
@@ -80,16 +91,16 @@ class BankRules:
         return ok if m is None else ok & self.hand_ok(m)
 
     def overshoots(self, a: Any, t: Any) -> Any:
-        """Whether turn points `t` on banked `a` pass the goal under `exact`: the keep that got there is a bust."""
-        return self.exact & (a + t > self.goal)
+        """Whether turn points `t` on banked `a` overshoot an exact goal (`EndRules.overshoots`)."""
+        return self.end.overshoots(a, t)
 
     def fault(self, new: Any) -> Any:
         """Rule of 50: a bank that would leave the score `new` ending in 50 points is a fault (False without it)."""
         return self.rule_of_50 and new * self.unit % 100 == 50
 
     def reaches(self, score: Any) -> Any:
-        """Whether a banked score wins (or starts the last round): `>= goal`, or `== goal` under `exact`."""
-        return (score == self.goal) if self.exact else (score >= self.goal)
+        """Whether a banked score reaches the goal (`EndRules.reaches`)."""
+        return self.end.reaches(score)
 
     def outcome(self, a: Any, t: Any) -> tuple[Any, Any, Any]:
         """(kind, new score, wins) of banking `t` on `a`; the score stays `a` unless the kind is SCORED.
@@ -107,4 +118,4 @@ class BankRules:
         fault = self.fault(new) & (void ^ True)
         scored = (void | fault) ^ True
         new = a + (new - a) * scored
-        return VOID * void + FAULT * fault, new, scored & self.reaches(new)  # SCORED is 0
+        return VOID * void + FAULT * fault, new, scored & self.end.reaches(new)  # SCORED is 0

@@ -47,7 +47,7 @@ class ScoreGrid:
     def cap(self, a: np.ndarray) -> np.ndarray:
         """First turn total (units) from which the pair's turn states are terminal (see TurnKernel)."""
         a = np.asarray(a, dtype=np.int64)
-        return self.goal - a if self.bank.exact else np.maximum(self.goal - a, self.bank.least(a))
+        return np.asarray(self.bank.end.goal_bank(a, self.bank.least(a)))
 
     def opened(self, score: np.ndarray) -> np.ndarray:
         """Whether a player with this banked score (units) has opened."""

@@ -7,7 +7,7 @@ exactly. With ``take_over`` he may instead start from the first player's banked
 turn (``t`` points, ``m`` dice, and he must roll first).
 
 Success is a bank of at least ``thr`` turn points (reach: ``thr = max(new - b + 1,
-lowest bank)``; exact: exactly ``goal - b``), so the value of a turn state
+lowest bank)``; exact: exactly ``goal - b``; `EndRules.winning_bank`), so the value of a turn state
 depends only on ``r = thr - t`` (and, under the rule of 50, on the parity of the
 score): one table ``U[c, r, m]`` per parity class ``c`` serves every ``b`` and
 ``new``. It is one kernel pass of a single row with a bust worth 0.
@@ -16,6 +16,7 @@ score): one table ``U[c, r, m]`` per parity class ``c`` serves every ``b`` and
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -60,9 +61,12 @@ class LastTurn:
             self.value.append(value)
             self.roll.append(self.kernel.rolling(value, 0.0))
 
-    def lowest_bank(self, b: np.ndarray) -> np.ndarray:
-        """Smallest turn (units) a player with score `b` may bank."""
-        return np.asarray(self.bank.least(np.asarray(b)))
+    def threshold(self, b: Any, target: Any) -> tuple[Any, Any, Any]:
+        """(thr, possible, c) of last turns on banked `b` against `target` (units; ints or arrays): the smallest
+        bank that takes the victory and whether one is allowed (`EndRules.winning_bank`), and the parity class
+        of the score it leaves (0 under exact: one class)."""
+        thr, possible = self.bank.end.winning_bank(b, target, self.bank.least(b))
+        return thr, possible, (0 * thr if self.exact else (b + thr) % self.period)
 
     def _lookup(self, table: list[np.ndarray], c: np.ndarray, r: np.ndarray, m: np.ndarray) -> np.ndarray:
         """U[c, r, m] for arrays (r = turn units still needed; r <= 0 is the success region)."""
@@ -86,17 +90,7 @@ class LastTurn:
         With an offer (take_over on, b opened), the better of starting afresh and
         taking over the first player's `offer_t` points with `offer_m` dice.
         """
-        b = np.asarray(b, dtype=np.int64)
-        new = np.asarray(new, dtype=np.int64)
-        low = self.lowest_bank(b)
-        if self.exact:
-            thr = self.grid.goal - b
-            possible = thr >= low
-            c = np.zeros_like(thr)
-        else:
-            thr = np.maximum(new - b + 1, low)
-            possible = np.ones(thr.shape, dtype=bool)
-            c = (b + thr) % self.period
+        thr, possible, c = self.threshold(np.asarray(b, dtype=np.int64), np.asarray(new, dtype=np.int64))
         d = self.rules.dice
         fresh = np.where(possible, self._lookup(self.value, c, thr, np.full(thr.shape, d)), 0.0)
         if offer_t is None or not self.rules.take_over:

@@ -207,7 +207,7 @@ class TurnRows:
                  ready: bool = True, tie: float = 0.0, move: np.ndarray | None = None):
         self.rules = rules
         self.dice = rules.dice
-        self.exact = rules.end == "exact"
+        self.exact = rules.banking.exact
         self.period = period
         self.cap = np.asarray(cap, dtype=np.int64)  # (rows,)
         self.offset = np.asarray(offset, dtype=np.int64)  # (rows,)
@@ -721,13 +721,8 @@ def last_turn_rows(rules: Rules, last: Any, a: int, target: int) -> TurnRows:
     `LastTurn` tables'; rolling is their backup (`TurnKernel.roll_tables`).
     """
     d = rules.dice
-    goal = rules.goal // UNIT
-    low = int(last.lowest_bank(np.array(a)))
-    if last.exact:
-        thr, c, possible = goal - a, 0, goal - a >= low
-    else:
-        thr = max(target - a + 1, low)
-        c, possible = (a + thr) % last.period, True
+    bank_rules, end = last.bank, last.bank.end
+    thr, possible, c = last.threshold(a, target)
     n = thr + 2
     t = np.arange(n)[:, None]
     m = np.arange(1, d + 1)[None, :]
@@ -739,12 +734,8 @@ def last_turn_rows(rules: Rules, last: Any, a: int, target: int) -> TurnRows:
     if last.exact:
         value[-1] = 0.0  # the overshoot row
     new = a + t
-    success = (new == goal) if last.exact else (new > target)
-    if rules.rule_of_50:
-        success = success & (new % 2 == 0)
-    can = (t >= low) & ((m != d) | rules.can_bank_after_full_hand)
-    if last.exact:
-        can = can & (new <= goal)
+    success = end.beats(new, target) & (bank_rules.fault(new) ^ True)
+    can = bank_rules.allowed(a, t, m) & (end.overshoots(a, t) ^ True)
     bank = np.where(can, np.where(success & possible, 1.0, 0.0), NEG)
     kernel = last.kernel
     plain, predict = kernel.roll_tables(value, 0.0)

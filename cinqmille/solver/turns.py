@@ -56,7 +56,8 @@ class GameModel:
         self.kernel = kernel or TurnKernel(rules)
         self.counters = counted(rules)
         self.seats = table_kinds(rules)
-        self.last = LastTurn(rules, self.kernel) if rules.last_round else None
+        self.end = self.grid.bank.end
+        self.last = LastTurn(rules, self.kernel) if self.end.last_round else None
         self.extension = self.last.reach_extension() if self.last is not None else 0
         self.take_over = rules.take_over
         g, d = self.grid.goal, rules.dice
@@ -98,13 +99,19 @@ class GameModel:
         """First turn total (units) of each row from which its states are terminal."""
         cap = self.grid.cap(a)
         if self.extension:
-            cap = np.where(seat == 0, np.maximum(cap, self.grid.goal - a + self.extension), cap)
+            cap = np.where(self.answered(seat), np.maximum(cap, self.grid.goal - a + self.extension), cap)
         return cap
 
+    def answered(self, seat: np.ndarray) -> np.ndarray:
+        """Whether the mover of each row, reaching the goal, is answered by the other's last turn (seat 0 in a
+        last round, `EndRules.last_turns`)."""
+        return np.asarray(self.end.last_turns(np.asarray(seat), 2) > 0)
+
     def _goal_value(self, seat: int) -> Callable[..., np.ndarray] | None:
-        """The value of a bank that reaches the goal, for seat 0 in a last round: seat 1 fails his last turn."""
+        """The value of a bank that reaches the goal where a last turn answers it: the other fails his last turn."""
         last = self.last
-        return None if last is None or seat != 0 else (lambda b, new, t, m: passed(last.chance(b, new, t, m)))
+        return None if last is None or not self.answered(np.asarray(seat)) else \
+            (lambda b, new, t, m: passed(last.chance(b, new, t, m)))
 
     def bank(self, seat: np.ndarray, a: np.ndarray, b: np.ndarray, tmax: int, w: np.ndarray) -> BankTable:
         """Bank values of the rows at turn totals 0..tmax (w: the turn-start tables, shape (seats, G, G))."""
@@ -139,7 +146,7 @@ class GameModel:
             return None
         k, d, per = self.kernel, self.rules.dice, self.kernel.period
         bank_a, bank_b = (x.copy() for x in k.terminal_bank(len(a)))
-        first = seat == 0
+        first = self.answered(seat)
         if not first.any():
             return bank_a, bank_b
         m = np.arange(1, d + 1)
