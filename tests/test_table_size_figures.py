@@ -55,6 +55,24 @@ def test_four_player_estimates_hold_the_exact_four_player_chances(small_tables: 
     assert misses <= 1  # 95 % intervals: one miss in six turn starts at most
 
 
+def test_five_player_estimates_hold_the_exact_five_player_chances(session_cache: object) -> None:
+    """Read from the four-player table, every seat's estimated chance at a five-player turn start is within its
+    stated margin (and the reduction's cost) of the exact five-player solve's."""
+    rules = rules_from_dict({"goal": 400, "opening": 100}, "five")
+    four, five = solve(rules, "win", players=4), solve(rules, "win", players=5)
+    misses = 0
+    starts = [(0, 0, 0, 0, 0), (100, 200, 0, 300, 150), (300, 300, 100, 0, 350)]
+    for me, *others in starts:
+        advice = advise(four, Position(me, others[0], 0, rules.dice, others=tuple(others)))
+        fig = advice.figure
+        assert fig.kind == "estimated" and (fig.players, fig.table) == (5, 4) and fig.seats is not None
+        first = [float(x) for x in five.values[tuple(x // 50 for x in (me, *others))]]
+        gap = np.abs(np.array(fig.seats) - np.array([*first, 1 - sum(first)]))
+        assert gap.max() < 2 * fig.margin + 0.005
+        misses += int(gap.max() > fig.margin + 0.005)
+    assert misses <= 1
+
+
 def test_the_smaller_games_figure_is_not_shown(small_tables: tuple) -> None:
     """The three-player game's own figure differs from the four-player estimate shown, which replaces it."""
     rules, three, four = small_tables
