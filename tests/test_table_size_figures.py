@@ -99,12 +99,12 @@ def test_every_option_of_a_keep_is_estimated_from_its_own_start(small_tables: tu
 
 
 def test_a_ruleset_the_game_cannot_be_played_out_under_shows_no_chance(session_cache: object, tmp_path: Path) -> None:
-    """With a rule the simulator does not play (last round, at five players), the move is given with no chance:
+    """With a rule the simulator does not play (last round, at six players), the move is given with no chance:
     `?` in the text, null in the JSON, and the kind `none`."""
     runner = CliRunner()
     path = tmp_path / "lastround.toml"
     path.write_text('base = "standard"\ngoal = 500\nopening = 150\nlast_round = true\n')
-    args = ["advise", "--rules", str(path), "--me", "150", "--opp", "300,200,450,0", "--turn", "200", "--dice", "2"]
+    args = ["advise", "--rules", str(path), "--me", "150", "--opp", "300,200,450,0,150", "--turn", "200", "--dice", "2"]
     text = runner.invoke(cli, args)
     data = runner.invoke(cli, [*args, "--json"])
     assert text.exit_code == 0, text.output

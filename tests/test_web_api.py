@@ -133,7 +133,11 @@ def test_advice_from_the_sheet_is_in_the_movers_seat(client: TestClient) -> None
     assert data["position"]["opp"] == [0, 0, 150] and data["exact"]  # the exact four-player table
     five = {"rules": TINY, "players": ["A", "B", "C", "D", "E"], "entries": [{"kind": "bank", "points": 150}]}
     data = ask(client, {**five, "turn": 100, "dice": 3})
-    assert data["position"]["opp"] == [0, 0, 0, 150] and not data["exact"]  # reduced to the four-player table
+    assert data["position"]["opp"] == [0, 0, 0, 150] and data["exact"]  # the exact five-player table
+    six = {"rules": TINY, "players": ["A", "B", "C", "D", "E", "F"], "entries": [{"kind": "bank", "points": 150}]}
+    data = ask(client, {**six, "turn": 100, "dice": 3})
+    assert data["position"]["opp"] == [0, 0, 0, 0, 150] and not data["exact"]  # the five-player table's decision
+    assert data["figure"]["kind"] == "estimated" and data["figure"]["players"] == 6  # the six-player game's chance
 
 
 @pytest.mark.parametrize("body, status, message", [

@@ -396,16 +396,16 @@ def test_an_instant_win_asks_first(server: str, browser: webdriver.Chrome) -> No
     wait_text(d, "winner", "Ann wins!")
 
 
-def test_five_players_are_told_the_figure_is_an_estimate(server: str, browser: webdriver.Chrome,
-                                                         tiny_rules_file: Path) -> None:
-    """At five players (the four-player table's decisions) the advice says, in words, that its figures are
-    estimated by playing the five-player game out, with their margin, the solver's text on demand."""
+def test_six_players_are_told_the_figure_is_an_estimate(server: str, browser: webdriver.Chrome,
+                                                        tiny_rules_file: Path) -> None:
+    """At six players (the five-player table's decisions) the advice says, in words, that its figures are
+    estimated by playing the six-player game out, with their margin, the solver's text on demand."""
     d = browser
     fresh_page(d, server)
     wait(d, lambda d: d.find_element(By.ID, "setup").is_displayed())
     d.find_element(By.ID, "rules-file").send_keys(str(tiny_rules_file))
     wait_text(d, "rules-info", "Using the rules file 'tiny'")
-    for _ in range(3):
+    for _ in range(4):
         d.find_element(By.ID, "add-player").click()
     d.find_element(By.ID, "start").click()
     wait(d, lambda d: d.find_element(By.ID, "game").is_displayed())
@@ -414,11 +414,11 @@ def test_five_players_are_told_the_figure_is_an_estimate(server: str, browser: w
     d.find_element(By.ID, "advise").click()
     wait_answer(d)
     estimate = text(d, "estimate")
-    assert "Estimated" in estimate and "five players" in estimate and "points either way" in estimate
+    assert "Estimated" in estimate and "six players" in estimate and "points either way" in estimate
     why = d.find_element(By.ID, "estimate-why")
     assert not why.find_element(By.TAG_NAME, "li").is_displayed()
     why.find_element(By.TAG_NAME, "summary").click()
-    assert "read from the 4-player table" in why.find_element(By.TAG_NAME, "li").text
+    assert "read from the 5-player table" in why.find_element(By.TAG_NAME, "li").text
     assert all(c.text.startswith("≈") for c in d.find_elements(By.CSS_SELECTOR, "#options tbody td:nth-child(4)"))
 
 
