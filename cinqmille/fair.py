@@ -38,6 +38,7 @@ class FairStart:
     candidates: int  # starts compared
     exact: bool
     assumptions: tuple[str, ...]
+    tried: tuple[tuple[tuple[int, ...], tuple[float, ...]], ...] = ()  # every start compared and its chances
 
     @property
     def deviation(self) -> float:
@@ -53,7 +54,8 @@ class FairStart:
         """The JSON of `cinqmille fair --json`."""
         return {"rules": self.rules.name, "players": self.players, "start": list(self.start),
                 "opened": list(self.opened), "win_before": list(self.win_before), "win_after": list(self.win_after),
-                "candidates": self.candidates, "exact": self.exact, "assumptions": list(self.assumptions)}
+                "candidates": self.candidates, "exact": self.exact, "assumptions": list(self.assumptions),
+                "tried": [{"start": list(start), "win": list(win)} for start, win in self.tried]}
 
 
 def head_starts(rules: Rules) -> list[int]:
@@ -82,4 +84,5 @@ def fair_start(rules: Rules | str, players: int = 2, limits: Limits | None = Non
     notes = start_notes(result, starts + [before])
     return FairStart(rules, players, starts[best], tuple(float(x) for x in chances(result, [before])[0]),
                      tuple(float(x) for x in found[best]), len(starts), result.exact and not notes,
-                     result.assumptions + notes)
+                     result.assumptions + notes,
+                     tuple((start, tuple(float(x) for x in row)) for start, row in zip(starts, found)))

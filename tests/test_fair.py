@@ -122,7 +122,8 @@ def test_engine_games_from_the_fair_start_agree_with_the_solver() -> None:
 
 
 def test_fair_command_json_and_text(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """`fair --json` gives the start and the chances before and after; the text says them in sentences."""
+    """`fair --json` gives the start, the chances before and after and at every head start tried; the text says them
+    in sentences."""
     path = tmp_path / "small.toml"
     path.write_text('goal = 1000\nopening = 150\n')
     runner = CliRunner()
@@ -134,6 +135,11 @@ def test_fair_command_json_and_text(tmp_path) -> None:  # type: ignore[no-untype
     assert data["start"] == list(fair.start)
     assert data["win_after"] == pytest.approx(list(fair.win_after), abs=1e-15)
     assert data["win_before"] == pytest.approx(list(fair.win_before), abs=1e-15)
+    tried = {tuple(t["start"]): t["win"] for t in data["tried"]}  # the chance at every head start compared
+    assert len(tried) == data["candidates"] and tried[tuple(fair.start)] == pytest.approx(data["win_after"], abs=1e-15)
+    rules = load_rules(str(path))
+    for start in ((0, 0), (0, 150), (0, 500)):
+        assert tried[start] == pytest.approx(solve(replace(rules, start=start)).win, abs=TOL)
     text = runner.invoke(main, ["fair", "--rules", str(path)])
     assert text.exit_code == 0 and f"{fair.start[1]} points" in text.output
 
