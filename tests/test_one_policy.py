@@ -133,7 +133,7 @@ def first_best(options: list[tuple[float, object]]) -> object:
 
 def solver_answer(rules: Rules, result: SolveResult, state: dict) -> object:
     """The decision read from the solver's turn table, with the tie-break of RULES.md section 8 written here again;
-    where the solver's own answers (`keep_options`, `bank_or_roll`, `offer_options`) apply, they must agree."""
+    where the solver's own answers (`advise`, `offer_options`) apply, they must agree."""
     view, kind = state["view"], state["kind"]
     if kind == "take_over":
         offer = state["offer"]
@@ -149,7 +149,7 @@ def solver_answer(rules: Rules, result: SolveResult, state: dict) -> object:
     if kind == "bank":
         pick = first_best([(float(table.bank[row, view.dice_in_hand - 1]), True),
                            (float(table.roll[row, view.dice_in_hand - 1]), False)])
-        return pick if (result.bank_or_roll(position)[0].action == "bank") == pick else "differ"
+        return pick if (advise(result, position).options[0].action == "bank") == pick else "differ"
     if kind == "predict":
         assert table.plain_roll is not None and table.predict is not None
         options = [(float(table.plain_roll[row, 1]), 0)]
@@ -165,7 +165,7 @@ def solver_answer(rules: Rules, result: SolveResult, state: dict) -> object:
         options.append(((-value, not win, -u, -left), (u, left, win)))
     pick = min(options)[1]
     if not state["doubled"] and in_advice(rules, view):
-        best = result.keep_options(position, faces_of(view.roll))[0]
+        best = advise(result, position, roll=faces_of(view.roll)).options[0]
         theirs = (0, 0, True) if best.then == "win" else \
             ((best.points or 0) // UNIT, (view.dice_in_hand - len(best.keep or ())) or rules.dice, False)
         return pick if theirs == pick else "differ"
@@ -293,7 +293,6 @@ def test_rule_of_50_last_turn_banks_no_fault() -> None:
             view = GameView(rules, 1, players, turn, dice, None, True, False, False, True, LastRound(0, 0, 1100, 1), 5)
             assert advice.best.action == ("roll" if faulty else "bank")
             assert engine.should_bank(view) is (not faulty) and bot.should_bank(view) is (not faulty)
-            assert result.bank_or_roll(Position(900, 0, turn, dice, target=1100))[0].action == advice.best.action
 
 
 def test_a_tied_take_over_is_declined_by_everyone() -> None:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from brute_force import brute_force_game, brute_force_win
+from cinqmille.advice import advise
 from cinqmille.dice import dice_tables, faces_of, legal_keeps, reachable
 from cinqmille.position import Position
 from cinqmille.rules import Rules, rules_from_dict
@@ -168,7 +169,7 @@ def test_reaching_the_goal_is_worth_one() -> None:
         table = result.turn_table(me, 300)
         for turn in range(max(1000 - me, 150, 300 if me == 0 else 0), 1600, 50):
             for dice in (m for m in range(1, rules.dice) if reach[turn // 50, m - 1]):
-                assert result.bank_or_roll(Position(me, 300, turn, dice))[0].win == pytest.approx(1.0, abs=1e-12)
+                assert advise(result, Position(me, 300, turn, dice)).win == pytest.approx(1.0, abs=1e-12)
                 assert table.at(turn // 50, dice) == pytest.approx(1.0, abs=1e-12)
 
 
@@ -247,12 +248,12 @@ def test_best_keep_is_the_best_option() -> None:
     """The keep options of a roll are ranked, and the best equals the best continuation value."""
     rules = rules_from_dict({"goal": 1000, "opening": 300}, "keeps")
     result = compute(rules)
-    position = Position(300, 500, 100)
-    options = result.keep_options(position, "11535")
+    position = Position(300, 500, 100)  # 100 points set aside: four dice in hand (`advise` checks the roll's)
+    options = advise(result, Position(300, 500), roll="11535").options
     assert [o.win for o in options] == sorted((o.win for o in options), reverse=True)
     kept = {o.keep for o in options}
     assert kept == {faces_of(k.dice) for k in legal_keeps(rules, (2, 0, 1, 0, 2, 0))}
-    assert result.keep_options(position, "2346") == []
+    assert advise(result, position, roll="2346").options == ()
 
 
 def test_prediction_is_worth_something_and_solved() -> None:

@@ -23,7 +23,7 @@ from ..rules import Rules
 from ..rules.bank import UNIT
 from .grid import ScoreGrid
 from .kernel import TurnKernel
-from .policy import PolicyTable, TurnRows, TurnTable, differs, keep_choices, ranking, sample_groups
+from .policy import PolicyTable, TurnRows, TurnTable, differs, ranking, sample_groups
 from .turns import GameModel
 
 Objective = Literal["win", "expected", "race", "average"]
@@ -210,32 +210,6 @@ class SolveResult:
         values = block.offer_values(r, position.offer[0] // UNIT, position.offer[1])
         actions = ("start", "take_over")  # the tie-break order
         return [Option(win=float(values[j]), action=actions[j]) for j in ranking(values, block.tie)]
-
-    def bank_or_roll(self, position: Position) -> list[Option]:
-        """Options of a bank-or-roll decision, best first (bank only when allowed)."""
-        self._need("win")
-        rules = self.rules
-        position.validate(rules)
-        if position.turn == 0:
-            raise PositionError("with no turn points set aside the only move is to roll (give --turn)")
-        block, r = self.spot(position)
-        t, m = position.turn // UNIT, position.hand(rules)
-        values = np.array([block.bank(r, t, m), block.roll(r, t, m)])
-        actions = ("bank", "roll")  # the tie-break order; the table's move first
-        chosen = np.minimum(block.move(r, t, m), 1)
-        return [Option(win=float(values[j]), action=actions[j]) for j in ranking(values, block.tie, chosen)
-                if values[j] > -np.inf]
-
-    def keep_options(self, position: Position, roll: str | tuple[int, ...]) -> list[Option]:
-        """Every legal keep of a roll, with its value and the best action after it, best first."""
-        self._need("win")
-        position.validate(self.rules)
-        faces = parse_faces(roll, self.rules)
-        if position.dice is not None and position.dice != len(faces):
-            raise PositionError(f"the roll has {len(faces)} dice but {position.dice} are in hand")
-        block, r = self.spot(position)
-        return [Option(win=k.win, keep=k.keep, points=k.points, then=k.then)
-                for k in keep_choices(block, r, position.turn, faces)]
 
     def sample_problem(self, tol: float = 1e-9) -> str | None:
         """Why this `win` table (read back from the cache) is not the ruleset's solution, on a deterministic
