@@ -16,6 +16,7 @@ from cinqmille.dice import dice_tables, faces_of, reachable
 from cinqmille.position import Position, PositionError
 from cinqmille.rules import rules_from_dict
 from cinqmille.solver import solve
+from turn_table import turn_table
 
 pytestmark = pytest.mark.usefixtures("session_cache")
 
@@ -236,7 +237,7 @@ def test_offer_compares_take_over_with_a_fresh_start(lr_file: Path) -> None:
     values = {o["action"]: o["win"] for o in data["options"]}
     assert set(values) == {"take_over", "start"}
     assert values["start"] == pytest.approx(result.win_at_start(200, 350))
-    table = result.turn_table(200, 350)
+    table = turn_table(result, Position(200, 350))
     assert values["take_over"] == pytest.approx(float(table.roll[4, 2]))
     assert data["best"]["win"] == max(values.values())
 

@@ -21,6 +21,7 @@ from cinqmille.simulation import SimConfig, simulate
 from cinqmille.simulation.stats import std_error
 from cinqmille.simulation.vecpolicies import OptimalVec
 from cinqmille.solver import SolveResult, solve
+from turn_table import turn_table
 
 pytestmark = pytest.mark.usefixtures("session_cache")
 
@@ -138,12 +139,12 @@ def solver_answer(rules: Rules, result: SolveResult, state: dict) -> object:
     if kind == "take_over":
         offer = state["offer"]
         position = view_position(result, view, (offer.points, offer.dice))
-        table = result.table_for(position)
+        table = turn_table(result, position)
         pick = first_best([(table.at(0, rules.dice), False),
                            (float(table.roll[table._row(offer.points // UNIT), offer.dice - 1]), True)])
         return pick if (result.offer_options(position)[0].action == "take_over") == pick else "differ"
     position = view_position(result, view)
-    table = result.table_for(position)
+    table = turn_table(result, position)
     t = view.turn_points // UNIT
     row = table._row(t)
     if kind == "bank":
@@ -350,7 +351,7 @@ def test_a_right_announcement_doubles_the_keep_that_follows() -> None:
             policy = OptimalPolicy(rules)
             if policy.predict(ask, (50, 100, 150, 200)) is None:
                 continue
-            table = result.turn_table(me, 450)
+            table = turn_table(result, Position(me, 450))
             for r in range(len(tables.ways)):
                 counts = tuple(int(c) for c in tables.counts[r])
                 keeps = tuple(k for k in legal_keeps_of(rules, counts))
@@ -401,7 +402,7 @@ def test_the_policy_announces_where_the_solver_says_it_pays() -> None:
         for turn in range(50, 600, 50):
             players = (new_player(rules, [me]), new_player(rules, [500]))
             view = GameView(rules, 0, players, turn, 2, None, True, False, False, False, None, 2)
-            table = result.turn_table(me, 500)
+            table = turn_table(result, Position(me, 500))
             row = table._row(turn // UNIT)
             pays = table.predict is not None and table.predict[row].max() > table.plain_roll[row, 1]
             said = policy.predict(view, (50, 100, 150, 200))

@@ -23,7 +23,7 @@ from ..rules import Rules
 from ..rules.bank import UNIT
 from .grid import ScoreGrid
 from .kernel import TurnKernel
-from .policy import PolicyTable, TurnRows, TurnTable, differs, ranking, sample_groups
+from .policy import PolicyTable, TurnRows, differs, ranking, sample_groups
 from .turns import GameModel
 
 Objective = Literal["win", "expected", "race", "average"]
@@ -147,18 +147,6 @@ class SolveResult:
             raise PositionError(f"seat must be 0 (opens each round) or 1, got {seat}")
         return seat
 
-    def turn_table(self, me: int, opp: int, seat: int = 0) -> TurnTable:
-        """Every turn state of the pair (me, opp), read from the policy table."""
-        self._need("win")
-        return self.policy.pair_table(me, opp, self._seat(seat))
-
-    def last_turn_table(self, me: int, target: int) -> TurnTable:
-        """Every state of my last turn of a last round, the opponent having finished on `target` points."""
-        self._need("win")
-        if not self.rules.last_round:
-            raise PositionError(f"'{self.rules.name}' has no last round")
-        return self.policy.last_turn_table(me, target)
-
     def spot(self, position: Position) -> tuple[TurnRows, int]:
         """(block, row) of the policy table that a position is read from (my last turn when `target` is set)."""
         self._need("win")
@@ -193,12 +181,6 @@ class SolveResult:
                 cache.clear()
             cache[key] = seat_rows(self, key[0], np.array([key[1:]]))
         return cache[key], 0
-
-    def table_for(self, position: Position) -> TurnTable:
-        """The turn table a position is read from (my last turn when `position.target` is set)."""
-        if position.target is not None:
-            return self.last_turn_table(position.me, position.target)
-        return self.turn_table(position.me, position.opp, position.seat)
 
     def offer_options(self, position: Position) -> list[Option]:
         """At a turn start with a take-over offered: take it over (roll from it) or start afresh, best first."""
