@@ -262,22 +262,6 @@ def terminal_table(rows: Sequence[RulesetComparison]) -> list[str]:
     return lines + notes
 
 
-def rows_from_dicts(data: Sequence[dict[str, Any]]) -> list[RulesetComparison]:
-    """Rows read back from `RulesetComparison.as_dict` (the `rulesets` of `compare --json`)."""
-    out = []
-    for d in data:
-        d = dict(d)
-        for key in ("simulated_first_player_win", "optimal_vs_expected", "optimal_vs_cautious",
-                    "optimal_vs_best_threshold"):
-            d[key] = Rate(**d[key])
-        d["assumptions"] = tuple(d["assumptions"])
-        d["threshold_scan"] = tuple((int(t), float(r)) for t, r in d["threshold_scan"].items())
-        d["solved_win"] = tuple(d.get("solved_win", ()))
-        d["simulated_win"] = tuple(Rate(**x) for x in d.get("simulated_win", ()))
-        out.append(RulesetComparison(**d))
-    return out
-
-
 def agreement(row: RulesetComparison) -> float:
     """How many standard errors the simulated first-player rate lies from the solved one."""
     sim = row.simulated_first_player_win
