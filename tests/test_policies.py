@@ -92,7 +92,7 @@ def test_optimal_policy_takes_the_solvers_best_options() -> None:
         best = options[0].win
         mine = next(o.win for o in options if o.keep == faces_of(chosen.dice) and o.points == chosen.points)
         assert mine == pytest.approx(best, abs=1e-12)
-        if turn > 0 and rules.can_bank(me, turn):
+        if turn > 0 and rules.banking.allowed(me, turn):
             bank = policy.should_bank(view(rules, me, opp, turn, n))
             opts = advise(result, Position(me, opp, turn, n)).options
             by = {o.action: o.win for o in opts}
