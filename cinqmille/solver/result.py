@@ -31,17 +31,10 @@ Objective = Literal["win", "expected", "race", "average"]
 
 @dataclass(frozen=True)
 class Option:
-    """One choice at a decision: bank/roll, or a keep followed by bank/roll, with its value."""
+    """One choice at a take-over offer (`SolveResult.offer_options`), with its value."""
 
     win: float  # value of the option (probability of winning for the win objective)
-    action: str | None = None  # "bank" or "roll" for a bank-or-roll decision
-    keep: tuple[int, ...] | None = None  # kept faces, sorted, for a keep decision
-    points: int | None = None  # points of the keep
-    then: str | None = None  # "bank", "roll" or "win" after the keep ("bust" for an overshoot)
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready form (absent fields left out)."""
-        return {k: v for k, v in self.__dict__.items() if v is not None}
+    action: str | None = None  # "start" (afresh) or "take_over"
 
 
 @dataclass(frozen=True, eq=False)
