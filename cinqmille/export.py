@@ -66,7 +66,7 @@ import importlib.util
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -80,6 +80,7 @@ from .words import number_word
 
 if TYPE_CHECKING:
     from .solver import SolveResult
+    from .solver.policy import TurnRows
 
 COLUMNS: tuple[str, ...] = ("me", "opp", "seat", "turn", "dice", "action", "win", "bank", "roll")
 KEEP_COLUMNS: tuple[str, ...] = ("me", "opp", "seat", "turn", "dice", "rolled", "keep", "points", "left", "then")
@@ -87,6 +88,10 @@ THEN: tuple[str, ...] = ("bank", "roll", "win", "bust")  # the codes 0..3 of the
 KEEPS = "keeps"  # npz: prefix of the keep table's arrays; CSV / parquet: infix of its file name
 FORMATS: tuple[str, ...] = ("csv", "npz", "parquet")
 Columns = dict[str, np.ndarray]
+#: Meaning and unit of each column, by column name (`COLUMN_DOCS`, `KEEP_DOCS`).
+Docs = dict[str, dict[str, str]]
+#: What a policy file records besides its rows (`meta_of`, `read_meta`): JSON.
+Meta = dict[str, Any]
 
 _FACES = "faces as decimal digits, sorted ascending (12335 = 1, 2, 3, 3, 5)"
 #: Meaning and unit of every column of the bank/roll table (written into every file).
@@ -157,7 +162,7 @@ def _opponent_doc(i: int, players: int) -> dict[str, str]:
     return {"meaning": f"banked score of {which}", "unit": "points"}
 
 
-def seat_columns(players: int) -> tuple[tuple[str, ...], tuple[str, ...], dict, dict]:
+def seat_columns(players: int) -> tuple[tuple[str, ...], tuple[str, ...], Docs, Docs]:
     """(bank/roll columns, keep columns, their docs) of a table of three players or more: the columns name
     every opponent in playing order instead of `opp` and `seat` (the n-player solve has no last round)."""
     opps = opponent_columns(players)
@@ -189,7 +194,7 @@ KEEP_DOCS_Z: dict[str, dict[str, str]] = {c: KEEP_DOCS.get(c) or _COUNTERS[c] fo
 
 
 def columns_of(players: int, scoreless: int = 0, every: bool = False) -> tuple[tuple[str, ...], tuple[str, ...],
-                                                                              dict, dict]:
+                                                                              Docs, Docs]:
     """(bank/roll columns, keep columns, their docs) of an export for `players`; `scoreless`: the count of a
     counted `zero_turns` (its counters replace `seat`), 0 otherwise; `every`: the keep table of
     `--all-keeps` (the columns `EVERY` after `then`)."""
@@ -287,7 +292,7 @@ def policy_rows(result: "SolveResult", mes: list[int], opps: list[int],
     return {c: np.concatenate([ch[c] for ch in chunks]) for c in chunks[0]}
 
 
-def _seat_block(result: "SolveResult", first: tuple[int, ...], lasts: list[int]) -> tuple[object, np.ndarray]:
+def _seat_block(result: "SolveResult", first: tuple[int, ...], lasts: list[int]) -> tuple[TurnRows, np.ndarray]:
     """(block, rows) of the n-player policy: the rows of the mover and the first opponents `first` (points,
     the mover first) against each score in `lasts` of the last opponent.
 
@@ -381,7 +386,7 @@ def seat_tables(result: "SolveResult", mes: list[int], opps: list[list[int]], ke
     return _seat_tables(result, mes, opps, keeps, progress, max_keep_rows, every)
 
 
-def _block_rows(block, r: int, reach: np.ndarray, labels: dict[str, int],  # type: ignore[no-untyped-def]
+def _block_rows(block: TurnRows, r: int, reach: np.ndarray, labels: dict[str, int],
                 names: tuple[str, ...]) -> Columns:
     """The bank/roll rows of row `r` of a `TurnRows` block (`labels`: the score columns), as `pair_rows` makes them."""
     cap = min(int(block.cap[r]), reach.shape[0] - 1)
@@ -398,7 +403,7 @@ def _block_rows(block, r: int, reach: np.ndarray, labels: dict[str, int],  # typ
     return {c: out[c] for c in names}
 
 
-def _block_keeps(block, r: np.ndarray, cols: Columns, rolls: dict,  # type: ignore[no-untyped-def]
+def _block_keeps(block: TurnRows, r: np.ndarray, cols: Columns, rolls: dict[int, _Rolls],
                  names: tuple[str, ...], every: bool = False) -> Columns:
     """The keep rows of the bank/roll rows `cols` of a block (the rows whose action is roll; `r` their block row)."""
     rules = block.rules
@@ -438,7 +443,7 @@ def _keep_layout(rules: Rules, rolls: "dict[int, _Rolls]", dice: np.ndarray,
     return count, np.concatenate([[0], np.cumsum(count)]).astype(np.int64)
 
 
-def _fill_keeps(block, rr: np.ndarray, tt: np.ndarray, info: "_Rolls", start: np.ndarray,  # type: ignore[no-untyped-def]
+def _fill_keeps(block: TurnRows, rr: np.ndarray, tt: np.ndarray, info: "_Rolls", start: np.ndarray,
                 out: Columns, every: np.ndarray | None = None) -> None:
     """The keeps of every roll of `info` from the states (rows `rr`, turn units `tt`), written from `start`:
     the best keep (`TurnRows.keep`: the first best of the candidates in `keep_order`), or with `every` (the
@@ -471,7 +476,7 @@ def _fill_keeps(block, rr: np.ndarray, tt: np.ndarray, info: "_Rolls", start: np
             out["expected"][dest] = _expected(block, rows, every, tt, t2, left, then).ravel()
 
 
-def _expected(block, rows: np.ndarray, a: np.ndarray, tt: np.ndarray,  # type: ignore[no-untyped-def]
+def _expected(block: TurnRows, rows: np.ndarray, a: np.ndarray, tt: np.ndarray,
               t2: np.ndarray, left: np.ndarray, then: np.ndarray) -> np.ndarray:
     """Mean points the turn banks after each keep (as `advise --roll` says): the policy's expectation of the
     state after it (`TurnRows.expectation` of the row), the turn points plus the goal for an instant win, 0
@@ -619,7 +624,7 @@ def need_pyarrow() -> None:
         raise CinqmilleError("parquet needs pyarrow: pip install 'cinqmille[parquet]' (or use --format csv|npz)")
 
 
-def meta_of(result: "SolveResult") -> dict:
+def meta_of(result: "SolveResult") -> Meta:
     """What a policy file records besides its rows (the writers add its `table`, `columns` and `keeps`)."""
     from .solver.turns import counted
 
@@ -657,7 +662,7 @@ def check_targets(path: Path, fmt: str, keeps: bool) -> None:
         check_target(target)
 
 
-def write_policy(path: Path, fmt: str, cols: Columns, meta: dict, keeps: Columns | None = None) -> list[Path]:
+def write_policy(path: Path, fmt: str, cols: Columns, meta: Meta, keeps: Columns | None = None) -> list[Path]:
     """Write the bank/roll rows (and the keep table, if given) in `fmt`; returns the files written.
 
     npz: one archive, the keep columns as ``keeps/<column>``. CSV and parquet:
@@ -697,15 +702,15 @@ def write_policy(path: Path, fmt: str, cols: Columns, meta: dict, keeps: Columns
     return [p for p, _ in jobs]
 
 
-def _json_writer(data: dict) -> Callable[[Path], None]:
+def _json_writer(data: Meta) -> Callable[[Path], None]:
     return lambda tmp: _write_json(tmp, data)
 
 
-def _write_json(path: Path, data: dict) -> None:
+def _write_json(path: Path, data: Meta) -> None:
     Path(path).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
-def _write_csv(path: Path, cols: Columns, meta: dict) -> None:
+def _write_csv(path: Path, cols: Columns, meta: Meta) -> None:
     n = len(cols["me"])
     step = 200_000
     names = tuple(cols)
@@ -726,7 +731,7 @@ def _write_csv(path: Path, cols: Columns, meta: dict) -> None:
             out.writerows(zip(*fields))
 
 
-def _write_keeps_csv(path: Path, cols: Columns, meta: dict) -> None:
+def _write_keeps_csv(path: Path, cols: Columns, meta: Meta) -> None:
     """The keep table as CSV: the integer columns are small and non-negative (or a label), printed by table
     look-up; the chances and points of `--all-keeps` (`EVERY`) to 12 significant digits."""
     names: dict[str, np.ndarray] = {"then": np.array(THEN, dtype=object)}
@@ -750,15 +755,16 @@ def _csv_line(*fields: str) -> str:
     return ",".join(fields) + "\n"
 
 
-def _write_npz(path: Path, cols: Columns, meta: dict, keeps: Columns | None = None) -> None:
+def _write_npz(path: Path, cols: Columns, meta: Meta, keeps: Columns | None = None) -> None:
     arrays = dict(cols)
     if keeps is not None:
         arrays.update({f"{KEEPS}/{c}": keeps[c] for c in keeps})
     with open(path, "wb") as handle:
+        # numpy's stub: a `**dict` of arrays could also fill `allow_pickle: bool`, which no array name here is
         np.savez_compressed(handle, **arrays, meta=np.array(json.dumps(meta)))  # type: ignore[arg-type]
 
 
-def _parquet_table(arrays: dict, docs: dict[str, dict[str, str]], meta: dict):  # -> pyarrow.Table
+def _parquet_table(arrays: dict[str, Any], docs: Docs, meta: Meta) -> Any:  # pyarrow arrays -> a pyarrow.Table (untyped)
     """A table whose fields carry their meaning and unit, and the file's metadata under the key ``cinqmille``."""
     import pyarrow as pa
 
@@ -766,7 +772,7 @@ def _parquet_table(arrays: dict, docs: dict[str, dict[str, str]], meta: dict):  
     return pa.Table.from_arrays(list(arrays.values()), schema=pa.schema(fields, metadata={"cinqmille": json.dumps(meta)}))
 
 
-def _write_parquet(path: Path, cols: Columns, meta: dict) -> None:
+def _write_parquet(path: Path, cols: Columns, meta: Meta) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -777,7 +783,7 @@ def _write_parquet(path: Path, cols: Columns, meta: dict) -> None:
     pq.write_table(_parquet_table({c: arrays[c] for c in cols}, docs, meta), path)
 
 
-def _write_keeps_parquet(path: Path, cols: Columns, meta: dict) -> None:
+def _write_keeps_parquet(path: Path, cols: Columns, meta: Meta) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -788,22 +794,24 @@ def _write_keeps_parquet(path: Path, cols: Columns, meta: dict) -> None:
 
 
 # -- reading back -------------------------------------------------------------------------
-def _columns_of_meta(meta: dict) -> tuple[tuple[str, ...], tuple[str, ...], dict, dict]:
+def _columns_of_meta(meta: Meta) -> tuple[tuple[str, ...], tuple[str, ...], Docs, Docs]:
     """`columns_of` the export a file's metadata describes (`players`, `scoreless`, `every_keep`)."""
     return columns_of(int(meta.get("players", 2)), int(meta.get("scoreless", 0) or 0), bool(meta.get("every_keep")))
 
 
-def read_meta(path: Path) -> dict:
+def read_meta(path: Path) -> Meta:
     """What a policy file records besides its rows: ruleset, solver version, `columns` (name -> meaning, unit), `keeps`."""
     path = Path(path)
     fmt = format_of(path, None)
     if fmt == "npz":
         with np.load(path, allow_pickle=False) as data:
-            return json.loads(str(data["meta"]))
+            meta: Meta = json.loads(str(data["meta"]))
+        return meta
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
-        return json.loads(pq.read_schema(path).metadata[b"cinqmille"])
+        meta = json.loads(pq.read_schema(path).metadata[b"cinqmille"])
+        return meta
     side = sidecar_path(path)
     return json.loads(side.read_text(encoding="utf-8")) if side.exists() else {}
 
@@ -877,7 +885,7 @@ def _read_csv(path: Path) -> Columns:
     return out
 
 
-def _read_keeps_csv(path: Path, meta: dict) -> Columns:
+def _read_keeps_csv(path: Path, meta: Meta) -> Columns:
     """The keep table of a CSV file, by blocks of lines: labels of `then` become their codes, numpy parses the numbers."""
     pdt = points_dtype(int(meta.get("rules", {}).get("goal", 1 << 20)))
     dtypes = {"me": pdt, "opp": pdt, "opp2": pdt, "opp3": pdt, "seat": np.int8, "scoreless_me": np.int8,

@@ -41,11 +41,6 @@ class FairStart:
     tried: tuple[tuple[tuple[int, ...], tuple[float, ...]], ...] = ()  # every start compared and its chances
 
     @property
-    def deviation(self) -> float:
-        """The largest distance of a seat's chance from an even share, after."""
-        return max(abs(p - 1.0 / self.players) for p in self.win_after)
-
-    @property
     def opened(self) -> tuple[bool, ...]:
         """Whether each seat counts as opened at its start (a start below the opening does not)."""
         return tuple(bool(self.rules.banking.opened(s)) for s in self.start)

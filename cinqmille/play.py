@@ -24,26 +24,30 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 import numpy as np
 
 from .advice import Advice, advise, dice_words, faces_words, notes_text, render_text
 from .dice.scoring import Keep, counts_of, faces_of
-from .engine import Game
+from .engine import DiceSource, Game
 from .engine import log as ev
 from .engine.state import GameView, TakeOverOffer
 from .errors import CinqmilleError
 from .parsing import faces, whole
 from .players import HUMAN, SYNONYMS
 from .policies.heuristics import best_keep
-from .policies.optimal import OptimalPolicy
+from .policies.optimal import Narrator, OptimalPolicy
 from .policies.optimal import view_position as engine_position
 from .solver.n_player import leading
 from .words import players_words, table_words, threat_words
 from .policies.seats_table import seats_of
 from .position import Position, PositionError
 from .rules import Rules
+
+if TYPE_CHECKING:
+    from .engine.protocol import Policy
+    from .solver import SolveResult
 
 OPTIMAL = "optimal"
 
@@ -60,10 +64,10 @@ class QuitGame(Exception):
     """A player typed q."""
 
 
-ResultProvider = Callable[[], "object"]
+ResultProvider = Callable[[], "SolveResult"]
 
 
-def view_position(result, view: GameView, offer: tuple[int, int] | None = None) -> Position:  # type: ignore[no-untyped-def]
+def view_position(result: SolveResult, view: GameView, offer: tuple[int, int] | None = None) -> Position:
     """The solver's position for the question the referee asks in `view` (the engine policy's reading,
     `optimal.view_position`), for the advice of `result`."""
     if view.last_round is not None and not result.rules.last_round:
@@ -74,7 +78,7 @@ def view_position(result, view: GameView, offer: tuple[int, int] | None = None) 
     return position
 
 
-def view_advice(result, view: GameView) -> Advice:  # type: ignore[no-untyped-def]
+def view_advice(result: SolveResult, view: GameView) -> Advice:
     """Advice for the question the referee is asking in `view` (raises PositionError outside the model)."""
     position = view_position(result, view)
     if view.roll is not None:
@@ -88,7 +92,7 @@ def keep_matching(keeps: tuple[Keep, ...], faces: tuple[int, ...]) -> Keep | Non
     return next((k for k in keeps if k.dice == target), None)
 
 
-def bot_policy(result, explain: Callable[[str], None] | None = None) -> OptimalPolicy:  # type: ignore[no-untyped-def]
+def bot_policy(result: SolveResult, explain: Callable[[str], None] | None = None) -> OptimalPolicy:
     """`play`'s bot: the engine policy `optimal` on the result's policy table, explaining itself to `explain`."""
     narrate = bot_narrator(result, explain) if explain is not None else None
     if getattr(result, "players", 2) > 2:  # the n-player table of the same result (rows computed when read)
@@ -96,7 +100,7 @@ def bot_policy(result, explain: Callable[[str], None] | None = None) -> OptimalP
     return OptimalPolicy(result.rules, result.policy, narrate=narrate)
 
 
-def bot_narrator(result, explain: Callable[[str], None]):  # type: ignore[no-untyped-def]
+def bot_narrator(result: SolveResult, explain: Callable[[str], None]) -> Narrator:
     """What the bot says after its decisions: the sentence `advise` gives for the same question."""
 
     def narrate(question: str, view: GameView, answer: object, detail: object = None) -> None:
@@ -129,11 +133,12 @@ class Table:
         self.names = list(names)
         self.console = console
         self._provider = result_provider
-        self._result: object | None = None
+        self._result: SolveResult | None = None
         self.game: Game | None = None
         self._seen = 0
 
-    def result(self):  # type: ignore[no-untyped-def]
+    def result(self) -> SolveResult:
+        """The solved table the advice and the bots read, loaded on first use."""
         if self._result is None:
             if self._provider is None:
                 raise PositionError("no solved table available for advice")
@@ -323,7 +328,7 @@ def seat_names(players: Sequence[str]) -> list[str]:
     return names
 
 
-def seat_policy(rules: Rules, spec: str, rng: np.random.Generator | None) -> object:
+def seat_policy(rules: Rules, spec: str, rng: np.random.Generator | None) -> Policy:
     """The engine policy of a bot seat other than the optimal one (`parse_policy`; its own random numbers)."""
     from .policies import parse_policy
 
@@ -343,7 +348,7 @@ def seats_note(seats: int, solved_for: int) -> str:
 
 
 def play_text(rules: Rules, players: Sequence[str], console: Console, *,
-              rng: np.random.Generator | None = None, dice: object | None = None,
+              rng: np.random.Generator | None = None, dice: DiceSource | None = None,
               result_provider: ResultProvider | None = None, verbose: bool = False) -> int | None:
     """Play a game in the console; returns the winner's seat, or None if the game was abandoned (`verbose`: the
     solver's assumptions as the solver states them).
@@ -353,7 +358,7 @@ def play_text(rules: Rules, players: Sequence[str], console: Console, *,
     """
     players = [SYNONYMS.get(p, p) for p in players]
     table = Table(rules, seat_names(players), console, result_provider)
-    policies: list[object] = []
+    policies: list[Policy] = []
     for seat, kind in enumerate(players):
         if kind == HUMAN:
             policies.append(HumanPolicy(table, seat))
@@ -367,7 +372,7 @@ def play_text(rules: Rules, players: Sequence[str], console: Console, *,
             policies.append(bot_policy(table.result(), explain))
         else:
             policies.append(seat_policy(rules, kind, rng))
-    game = Game(rules, policies, rng=rng, dice=dice)  # type: ignore[arg-type]
+    game = Game(rules, policies, rng=rng, dice=dice)
     table.game = game
     if len(players) > 2 and OPTIMAL in players:
         table.say(seats_note(len(players), getattr(table.result(), "players", 2)))

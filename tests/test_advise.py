@@ -16,6 +16,7 @@ from cinqmille.dice import dice_tables, faces_of, reachable
 from cinqmille.position import Position, PositionError
 from cinqmille.rules import rules_from_dict
 from cinqmille.solver import solve
+from turn_table import turn_table
 
 pytestmark = pytest.mark.usefixtures("session_cache")
 
@@ -100,15 +101,6 @@ def test_rolling_is_the_average_of_the_best_keeps(tiny) -> None:  # type: ignore
             faces = faces_of(tuple(int(x) for x in table.counts[r]))
             total += float(table.prob[r]) * advise(tiny, Position(me, opp, turn), roll=faces).win
         assert total == pytest.approx(roll_value, abs=1e-12)
-
-
-def test_keeps_agree_with_the_solver_below_the_cap(tiny) -> None:  # type: ignore[no-untyped-def]
-    """Below the goal the keeps and their values are those of `SolveResult.keep_options`."""
-    for me, opp, turn, roll in [(0, 0, 0, "15332"), (200, 300, 100, "1155"), (150, 150, 100, "512")]:
-        ours = advise(tiny, Position(me, opp, turn), roll=roll).options
-        theirs = tiny.keep_options(Position(me, opp, turn), roll)
-        assert [(o.keep, o.then) for o in ours] == [(o.keep, o.then) for o in theirs]
-        assert [o.win for o in ours] == pytest.approx([o.win for o in theirs], abs=1e-12)
 
 
 def test_bust_roll_has_no_options(tiny) -> None:  # type: ignore[no-untyped-def]
@@ -245,7 +237,7 @@ def test_offer_compares_take_over_with_a_fresh_start(lr_file: Path) -> None:
     values = {o["action"]: o["win"] for o in data["options"]}
     assert set(values) == {"take_over", "start"}
     assert values["start"] == pytest.approx(result.win_at_start(200, 350))
-    table = result.turn_table(200, 350)
+    table = turn_table(result, Position(200, 350))
     assert values["take_over"] == pytest.approx(float(table.roll[4, 2]))
     assert data["best"]["win"] == max(values.values())
 

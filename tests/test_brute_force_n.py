@@ -178,7 +178,7 @@ def play_once(rules: Rules, states: dict, start: tuple[int, ...], rng: random.Ra
         here = states[s]
         t, m, new = 0, d, a
         while True:
-            if t > 0 and rules.can_bank(a, t) and (m < d or rules.can_bank_after_full_hand):
+            if t > 0 and rules.banking.allowed(a, t) and (m < d or rules.can_bank_after_full_hand):
                 if a + t == goal:
                     return seat
                 w = states[s[1:] + (a + t,)][(0, d)]

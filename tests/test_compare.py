@@ -136,15 +136,6 @@ def test_heatmap_tells_never_from_capped() -> None:
     assert plots.NEVER_COLOUR != plots.CAPPED_COLOUR and not {plots.NEVER_COLOUR, plots.CAPPED_COLOUR} & ends
 
 
-def test_rows_read_back_from_json() -> None:
-    """`rows_from_dicts` reads back what `compare --json` writes (`as_dict`), figure for figure."""
-    from cinqmille.research.compare import rows_from_dicts
-
-    rows = [_row("standard", 0.5258, 27.0, 0.6117), _row("sheet", 0.45, 32.6, 0.603, exact=False)]
-    back = rows_from_dicts([json.loads(json.dumps(r.as_dict())) for r in rows])
-    assert back == rows
-
-
 def test_one_player_section_reads_the_one_player_solves() -> None:
     """The side-by-side table shows each ruleset's expected turn and race from the solver, as `solve --json` does."""
     import json

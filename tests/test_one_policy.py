@@ -21,6 +21,7 @@ from cinqmille.simulation import SimConfig, simulate
 from cinqmille.simulation.stats import std_error
 from cinqmille.simulation.vecpolicies import OptimalVec
 from cinqmille.solver import SolveResult, solve
+from turn_table import turn_table
 
 pytestmark = pytest.mark.usefixtures("session_cache")
 
@@ -133,23 +134,23 @@ def first_best(options: list[tuple[float, object]]) -> object:
 
 def solver_answer(rules: Rules, result: SolveResult, state: dict) -> object:
     """The decision read from the solver's turn table, with the tie-break of RULES.md section 8 written here again;
-    where the solver's own answers (`keep_options`, `bank_or_roll`, `offer_options`) apply, they must agree."""
+    where the solver's own answers (`advise`, `offer_options`) apply, they must agree."""
     view, kind = state["view"], state["kind"]
     if kind == "take_over":
         offer = state["offer"]
         position = view_position(result, view, (offer.points, offer.dice))
-        table = result.table_for(position)
+        table = turn_table(result, position)
         pick = first_best([(table.at(0, rules.dice), False),
                            (float(table.roll[table._row(offer.points // UNIT), offer.dice - 1]), True)])
         return pick if (result.offer_options(position)[0].action == "take_over") == pick else "differ"
     position = view_position(result, view)
-    table = result.table_for(position)
+    table = turn_table(result, position)
     t = view.turn_points // UNIT
     row = table._row(t)
     if kind == "bank":
         pick = first_best([(float(table.bank[row, view.dice_in_hand - 1]), True),
                            (float(table.roll[row, view.dice_in_hand - 1]), False)])
-        return pick if (result.bank_or_roll(position)[0].action == "bank") == pick else "differ"
+        return pick if (advise(result, position).options[0].action == "bank") == pick else "differ"
     if kind == "predict":
         assert table.plain_roll is not None and table.predict is not None
         options = [(float(table.plain_roll[row, 1]), 0)]
@@ -165,7 +166,7 @@ def solver_answer(rules: Rules, result: SolveResult, state: dict) -> object:
         options.append(((-value, not win, -u, -left), (u, left, win)))
     pick = min(options)[1]
     if not state["doubled"] and in_advice(rules, view):
-        best = result.keep_options(position, faces_of(view.roll))[0]
+        best = advise(result, position, roll=faces_of(view.roll)).options[0]
         theirs = (0, 0, True) if best.then == "win" else \
             ((best.points or 0) // UNIT, (view.dice_in_hand - len(best.keep or ())) or rules.dice, False)
         return pick if theirs == pick else "differ"
@@ -293,7 +294,6 @@ def test_rule_of_50_last_turn_banks_no_fault() -> None:
             view = GameView(rules, 1, players, turn, dice, None, True, False, False, True, LastRound(0, 0, 1100, 1), 5)
             assert advice.best.action == ("roll" if faulty else "bank")
             assert engine.should_bank(view) is (not faulty) and bot.should_bank(view) is (not faulty)
-            assert result.bank_or_roll(Position(900, 0, turn, dice, target=1100))[0].action == advice.best.action
 
 
 def test_a_tied_take_over_is_declined_by_everyone() -> None:
@@ -351,7 +351,7 @@ def test_a_right_announcement_doubles_the_keep_that_follows() -> None:
             policy = OptimalPolicy(rules)
             if policy.predict(ask, (50, 100, 150, 200)) is None:
                 continue
-            table = result.turn_table(me, 450)
+            table = turn_table(result, Position(me, 450))
             for r in range(len(tables.ways)):
                 counts = tuple(int(c) for c in tables.counts[r])
                 keeps = tuple(k for k in legal_keeps_of(rules, counts))
@@ -402,7 +402,7 @@ def test_the_policy_announces_where_the_solver_says_it_pays() -> None:
         for turn in range(50, 600, 50):
             players = (new_player(rules, [me]), new_player(rules, [500]))
             view = GameView(rules, 0, players, turn, 2, None, True, False, False, False, None, 2)
-            table = result.turn_table(me, 500)
+            table = turn_table(result, Position(me, 500))
             row = table._row(turn // UNIT)
             pays = table.predict is not None and table.predict[row].max() > table.plain_roll[row, 1]
             said = policy.predict(view, (50, 100, 150, 200))

@@ -57,7 +57,7 @@ def test_bot_keeps_and_banks_as_the_solver_says(tiny_rules_file: Path) -> None:
                     assert advise(result, Position(me, opp, t, len(event.faces))).best.action == "roll"
                 faces = event.faces
             elif isinstance(event, Kept):
-                options = result.keep_options(Position(me, opp, t), faces)
+                options = advise(result, Position(me, opp, t), roll=faces).options
                 kept = next(o for o in options if o.keep == faces_of(event.dice))
                 assert kept.win == pytest.approx(options[0].win, abs=1e-12)
                 t = event.turn_points

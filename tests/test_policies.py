@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cinqmille.advice import advise
 from cinqmille.dice import dice_tables, faces_of, reachable
 from cinqmille.engine import GameView, new_player, play_game
 from cinqmille.errors import CinqmilleError
@@ -62,7 +63,7 @@ def test_table_matches_one_pair_kernel_passes(rules) -> None:
 
 
 def test_optimal_policy_takes_the_solvers_best_options() -> None:
-    """On random positions and rolls, the engine policy's keep and bank match `keep_options`/`bank_or_roll`."""
+    """On random positions and rolls, the engine policy's keep and bank match the advice's best options."""
     rules = TINY
     result = solve(rules, "win")
     policy = OptimalPolicy(rules)
@@ -87,13 +88,13 @@ def test_optimal_policy_takes_the_solvers_best_options() -> None:
         legal = keep_lookup(rules)[counts]
         v = view(rules, me, opp, turn, n, counts)
         chosen = legal[policy.choose_keep(v, legal)]
-        options = result.keep_options(Position(me, opp, turn, n), faces_of(counts))
+        options = advise(result, Position(me, opp, turn, n), roll=faces_of(counts)).options
         best = options[0].win
         mine = next(o.win for o in options if o.keep == faces_of(chosen.dice) and o.points == chosen.points)
         assert mine == pytest.approx(best, abs=1e-12)
-        if turn > 0 and rules.can_bank(me, turn):
+        if turn > 0 and rules.banking.allowed(me, turn):
             bank = policy.should_bank(view(rules, me, opp, turn, n))
-            opts = result.bank_or_roll(Position(me, opp, turn, n))
+            opts = advise(result, Position(me, opp, turn, n)).options
             by = {o.action: o.win for o in opts}
             assert bank == (by.get("bank", -1.0) >= by["roll"])
         checked += 1

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from brute_force import brute_force_game, brute_force_win
+from cinqmille.advice import advise
 from cinqmille.dice import dice_tables, faces_of, legal_keeps, reachable
 from cinqmille.position import Position
 from cinqmille.rules import Rules, rules_from_dict
@@ -16,6 +17,7 @@ from cinqmille.rules import load_rules
 from cinqmille.solver import compute, relaxations
 from cinqmille.solver.two_player import bellman_residual
 from cinqmille.solver.grid import ScoreGrid
+from turn_table import turn_table
 
 TINY = {
     "tiny-prediction": {"goal": 350, "opening": 150, "prediction": True},
@@ -153,7 +155,7 @@ def test_bank_never_beats_the_solved_value(small) -> None:
     grid = ScoreGrid.of(rules)
     for a in grid.scores[::3]:
         for b in grid.scores[::4]:
-            table = result.turn_table(int(a) * 50, int(b) * 50)
+            table = turn_table(result, Position(int(a) * 50, int(b) * 50))
             assert (table.bank <= table.value + 1e-12).all()
             assert (table.roll <= table.value + 1e-12).all()
             assert np.allclose(np.maximum(table.bank, table.roll)[: table.cap], table.value[: table.cap], atol=1e-12)
@@ -165,10 +167,10 @@ def test_reaching_the_goal_is_worth_one() -> None:
     result = compute(rules)
     reach = reachable(rules, 1600 // 50)
     for me in (0, 300, 650, 900, 950):
-        table = result.turn_table(me, 300)
+        table = turn_table(result, Position(me, 300))
         for turn in range(max(1000 - me, 150, 300 if me == 0 else 0), 1600, 50):
             for dice in (m for m in range(1, rules.dice) if reach[turn // 50, m - 1]):
-                assert result.bank_or_roll(Position(me, 300, turn, dice))[0].win == pytest.approx(1.0, abs=1e-12)
+                assert advise(result, Position(me, 300, turn, dice)).win == pytest.approx(1.0, abs=1e-12)
                 assert table.at(turn // 50, dice) == pytest.approx(1.0, abs=1e-12)
 
 
@@ -177,7 +179,7 @@ def turn_outcomes(result, me: int, opp: int) -> dict[str, float]:
     rules = result.rules
     d = rules.dice
     tables = dice_tables(rules)
-    table = result.turn_table(me, opp)
+    table = turn_table(result, Position(me, opp))
     mass: dict[tuple[int, int], float] = {(0, d): 1.0}
     ends: dict[str, float] = {}
     for t in range(0, 400):
@@ -237,7 +239,7 @@ def test_turn_start_value_equals_its_outcome_mixture(small) -> None:
         total = ends.get("win", 0.0) + ends.get("bust", 0.0) * (1 - result.win_at_start(b, a))
         for key, p in ends.items():
             if key.startswith("bank"):
-                table = result.turn_table(a, b)
+                table = turn_table(result, Position(a, b))
                 t = int(key[4:])
                 total += p * float(table.bank[table._row(t), 0])
         assert total == pytest.approx(result.win_at_start(a, b), abs=1e-9)
@@ -247,12 +249,12 @@ def test_best_keep_is_the_best_option() -> None:
     """The keep options of a roll are ranked, and the best equals the best continuation value."""
     rules = rules_from_dict({"goal": 1000, "opening": 300}, "keeps")
     result = compute(rules)
-    position = Position(300, 500, 100)
-    options = result.keep_options(position, "11535")
+    position = Position(300, 500, 100)  # 100 points set aside: four dice in hand (`advise` checks the roll's)
+    options = advise(result, Position(300, 500), roll="11535").options
     assert [o.win for o in options] == sorted((o.win for o in options), reverse=True)
     kept = {o.keep for o in options}
     assert kept == {faces_of(k.dice) for k in legal_keeps(rules, (2, 0, 1, 0, 2, 0))}
-    assert result.keep_options(position, "2346") == []
+    assert advise(result, position, roll="2346").options == ()
 
 
 def test_prediction_is_worth_something_and_solved() -> None:
@@ -261,7 +263,7 @@ def test_prediction_is_worth_something_and_solved() -> None:
     result = compute(rules_from_dict({"goal": 1500, "opening": 300, "prediction": True}))
     assert result.exact and np.nanmax(np.abs(result.values - plain.values)) > 1e-4
     assert bellman_residual(result.rules, result.values) <= 1e-9
-    table = result.turn_table(600, 900)
+    table = turn_table(result, Position(600, 900))
     assert table.predict is not None and table.choices == (50, 100, 150, 200)
     row = table._row(6)
     assert table.roll[row, 1] == pytest.approx(max(table.plain_roll[row, 1], table.predict[row].max()))

@@ -45,7 +45,7 @@ def _available() -> list[tuple[str, str]]:
 class LazyGroup(click.Group):
     """A group whose commands are imported only when used (fast start-up), and whose usage errors are one line."""
 
-    def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    def main(self, *args: Any, **kwargs: Any) -> Any:
         """Run the command line; a usage error is one line on stderr (`Error: ...`) and exit status 2."""
         if kwargs.get("standalone_mode", True) is False:
             return super().main(*args, **kwargs)
@@ -94,7 +94,8 @@ class LazyGroup(click.Group):
                 if short is None:
                     try:
                         address_space.reserve_blas()
-                        return importlib.import_module(f"{__name__}.{module}").command
+                        command: click.Command = importlib.import_module(f"{__name__}.{module}").command
+                        return command
                     except (MemoryError, OSError, ImportError) as exc:
                         short = address_space.worded(exc)
                         if short is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import click
 
@@ -10,8 +11,12 @@ from ..parsing import faces, maybe_whole, quoted, whole
 from ..solver.api import table_players
 from .common import emit_json, friendly_errors, json_option, resolve_rules, rules_option
 
+if TYPE_CHECKING:
+    from ..rules import Rules
+    from ..solver import SolveResult
 
-def load_win_table(rules, players: int = 2):  # type: ignore[no-untyped-def]
+
+def load_win_table(rules: Rules, players: int = 2) -> SolveResult:
     """The solved `win` table of `rules` for `players`: from the cache, or solved now (the solve reports it)."""
     from ..solver import solve
 

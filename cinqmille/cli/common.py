@@ -9,7 +9,7 @@ import math
 import os
 import sys
 import warnings
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn, ParamSpec, TypeVar
 
 import click
 
@@ -19,8 +19,13 @@ from ..files import error_chain
 from ..position import PositionError
 from ..rules import DEFAULT_RULES, Rules, load_rules
 
+#: A command's function, as Click's decorators take and return it.
+Command = TypeVar("Command", bound=Callable[..., Any])
+_Params = ParamSpec("_Params")
+_Result = TypeVar("_Result")
 
-def rules_option(func: Callable) -> Callable:
+
+def rules_option(func: Command) -> Command:
     """Add `--rules NAME|FILE` (default: the standard preset)."""
     return click.option(
         "--rules", "rules_spec", default=DEFAULT_RULES, show_default=True, metavar="NAME|FILE",
@@ -28,7 +33,7 @@ def rules_option(func: Callable) -> Callable:
     )(func)
 
 
-def json_option(func: Callable) -> Callable:
+def json_option(func: Command) -> Command:
     """Add `--json` (machine-readable output on stdout)."""
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(func)
 
@@ -60,7 +65,7 @@ def one_line(message: str) -> str:
     return line if len(line) <= 1000 else line[:997] + "..."
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     """Print one line on stderr and exit with status 2."""
     click.echo(f"Error: {message}", err=True)
     sys.exit(2)
@@ -100,11 +105,11 @@ def system_error_words(exc: BaseException) -> str:
     return one_line(f"{_command()} failed: {texts[0] if texts else exc.__class__.__name__}")
 
 
-def friendly_errors(func: Callable) -> Callable:
+def friendly_errors(func: Callable[_Params, _Result]) -> Callable[_Params, _Result]:
     """Turn a `CinqmilleError` (bad input) into one line on stderr and exit status 2; warnings into one line."""
 
     @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: _Params.args, **kwargs: _Params.kwargs) -> _Result:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:

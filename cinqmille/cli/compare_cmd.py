@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -12,6 +13,7 @@ from ..parsing import SEED, WholeNumber, whole
 from .common import emit_json, friendly_errors, json_option, resolve_rules
 from .progress import progress_bar
 from ..research.compare import DEFAULT_THRESHOLDS
+from ..simulation.runner import Backend
 from ..solver.n_player import MAX_PLAYERS
 from .simulate_cmd import MAX_GAMES, backend_options
 
@@ -37,7 +39,7 @@ from .simulate_cmd import MAX_GAMES, backend_options
 @json_option
 @friendly_errors
 def command(rules_text: str, games: int, referee_games: int, thresholds: str, seed: int, players: int, jobs: int,
-            backend: str, scheduler: str | None, plots_dir: Path | None, markdown_path: Path | None,
+            backend: Backend, scheduler: str | None, plots_dir: Path | None, markdown_path: Path | None,
             as_json: bool) -> None:
     """Compare rulesets: first-player chance (solved, simulated), game length, busts, optimal vs heuristics."""
     from ..research.compare import CompareConfig, compare, terminal_table
@@ -73,17 +75,18 @@ def command(rules_text: str, games: int, referee_games: int, thresholds: str, se
         check_target(markdown_path)
         check_folder(markdown_path)
     config = CompareConfig(tuple(rules_list), games=games, referee_games=referee_games, thresholds=grid,
-                           seed=seed, jobs=jobs, backend=backend, scheduler=scheduler,  # type: ignore[arg-type]
+                           seed=seed, jobs=jobs, backend=backend, scheduler=scheduler,
                            players=players)
     with progress_bar(f"Comparing {len(specs)} ruleset{'s' if len(specs) > 1 else ''}") as update:
         rows = compare(config, update)
     figures: list[Path] = []
     skipped: list[str] = []
-    three: dict = {}
-    if plots_dir is not None or markdown_path is not None:
+    three: dict[str, Any] = {}
+    where = plots_dir if plots_dir is not None else markdown_path.parent / "figures" if markdown_path is not None \
+        else None
+    if where is not None:
         from ..research.page import read_record
 
-        where = plots_dir if plots_dir is not None else markdown_path.parent / "figures"  # type: ignore[union-attr]
         three = read_record(where)
     if plots_dir is not None:
         from ..research.plots import plot_presets, write_figures

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from ..parsing import SEED
 from .common import friendly_errors, resolve_rules, rules_option
+
+if TYPE_CHECKING:
+    from ..rules import Rules
 
 
 class TerminalConsole:
@@ -49,7 +53,7 @@ def command(rules_spec: str, players: str, seed: int | None, verbose: bool) -> N
               result_provider=lambda: load_win_table(rules, solved_players(len(seats), rules)), verbose=verbose)
 
 
-def solved_players(seats: int, rules) -> int:  # type: ignore[no-untyped-def]
+def solved_players(seats: int, rules: Rules) -> int:
     """The table the bots read: the most players up to `seats` whose table is cached or fits the budget
     (`api.table_players`; reduced to the opponents who threaten most beyond it)."""
     from ..solver.api import table_players

@@ -7,7 +7,8 @@ import click
 from ..parsing import SEED, WholeNumber
 from ..players import parse_players
 from ..simulation import SimConfig, SimResult, simulate
-from .common import emit_json, friendly_errors, json_option, resolve_rules, rules_option
+from ..simulation.runner import Backend, Engine
+from .common import Command, emit_json, friendly_errors, json_option, resolve_rules, rules_option
 from .progress import progress_bar
 
 
@@ -16,7 +17,7 @@ MAX_GAMES = 1_000_000_000
 MAX_JOBS = 256
 
 
-def backend_options(func):  # noqa: ANN001, ANN201 - a Click decorator
+def backend_options(func: Command) -> Command:
     """Add `--jobs`, `--backend` and `--scheduler` (shared with `compare`)."""
     func = click.option("--scheduler", metavar="ADDRESS", default=None,
                         help="Address of a running Dask scheduler (with --backend dask), e.g. tcp://10.0.0.5:8786.")(func)
@@ -60,12 +61,12 @@ def format_result(res: SimResult) -> list[str]:
               help="Games per seeded batch (default 25000 vectorised, 200 referee); part of what the seed fixes.")
 @json_option
 @friendly_errors
-def command(rules_spec: str, players_text: str, games: int, seed: int, jobs: int, backend: str,
-            scheduler: str | None, engine: str, batch_size: int | None, as_json: bool) -> None:
+def command(rules_spec: str, players_text: str, games: int, seed: int, jobs: int, backend: Backend,
+            scheduler: str | None, engine: Engine, batch_size: int | None, as_json: bool) -> None:
     """Play many games between policies: wins per seat with 95% intervals, game length, busts."""
     rules = resolve_rules(rules_spec)
-    config = SimConfig(rules, parse_players(players_text, rules), games, seed=seed, jobs=jobs, engine=engine,  # type: ignore[arg-type]
-                       batch_size=batch_size, backend=backend, scheduler=scheduler)  # type: ignore[arg-type]
+    config = SimConfig(rules, parse_players(players_text, rules), games, seed=seed, jobs=jobs, engine=engine,
+                       batch_size=batch_size, backend=backend, scheduler=scheduler)
     with progress_bar(f"Simulating {games:,} games") as update:
         result = simulate(config, progress=update)
     if as_json:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from typing import Any
 
 import click
 
@@ -11,14 +12,15 @@ from ..solver import OBJECTIVES, SolveResult, solve
 from ..solver.budget import MAX_BYTES, MAX_STATES, Limits
 from ..solver.level import residual_words
 from ..solver.n_player import MAX_PLAYERS
+from ..solver.result import Objective
 from ..words import ORDINALS
 from .common import emit_json, friendly_errors, json_option, resolve_rules, rules_option
 
 
-def headline(result: SolveResult) -> dict:
+def headline(result: SolveResult) -> dict[str, Any]:
     """The figures `solve` prints, as a JSON-ready dict."""
     rules = result.rules
-    out: dict = {
+    out: dict[str, Any] = {
         "rules": rules.name,
         "objective": result.objective,
         "states": result.states,
@@ -60,7 +62,7 @@ def headline(result: SolveResult) -> dict:
               help="Run the solve's passes on the Dask cluster at ADDRESS (tcp://host:8786); default: in this process.")
 @json_option
 @friendly_errors
-def command(rules_spec: str, objective: str, players: int, no_cache: bool, max_states: int | None,
+def command(rules_spec: str, objective: Objective, players: int, no_cache: bool, max_states: int | None,
             max_memory: int | None, scheduler: str | None, as_json: bool) -> None:
     """Solve a ruleset (or load it from the cache) and print its headline figures."""
     rules = resolve_rules(rules_spec)
@@ -70,7 +72,7 @@ def command(rules_spec: str, objective: str, players: int, no_cache: bool, max_s
             from ..solver.distributed import use_cluster
 
             stack.enter_context(use_cluster(scheduler))
-        result = solve(rules, objective, use_cache=not no_cache, limits=limits,  # type: ignore[arg-type]
+        result = solve(rules, objective, use_cache=not no_cache, limits=limits,
                        players=players)
     data = headline(result)
     if as_json:

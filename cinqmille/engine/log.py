@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any, Literal, Union
 
 from ..dice.scoring import Counts
@@ -135,7 +136,8 @@ class GameEnd:
 
 Event = Union[TurnStart, TakeOver, Prediction, Roll, PredictionResult, Kept, Bust, Banked,
               Penalty, InstantWin, TurnEnd, GameEnd]
-EVENT_TYPES: dict[str, type] = {cls.__name__: cls for cls in (
+#: Each event's class by name, called with the fields of a JSON record (`event_from_dict`).
+EVENT_TYPES: dict[str, Callable[..., Event]] = {cls.__name__: cls for cls in (
     TurnStart, TakeOver, Prediction, Roll, PredictionResult, Kept, Bust, Banked, Penalty,
     InstantWin, TurnEnd, GameEnd)}
 

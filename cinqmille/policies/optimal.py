@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -46,8 +46,8 @@ from ..engine.state import GameView, TakeOverOffer
 from ..errors import CinqmilleError
 from ..position import Position
 from ..rules import Rules
+from ..rules.end import UNIT
 from ..solver.api import table_players
-from ..solver.kernel import UNIT
 from ..solver.policy import PolicyTable, TurnRows, keep_order
 from ..solver.result import SolveResult
 from ..words import table_words, threat_words
@@ -58,6 +58,8 @@ from .tables import policy_table, seats_table
 #: answer and a detail: (the kept `Keep`, whether it follows a right announcement) for a keep, the offer for
 #: a take-over, None otherwise.
 Narrator = Callable[[str, GameView, Any, Any], None]
+#: The answer `OptimalPolicy._said` passes on unchanged.
+_Answer = TypeVar("_Answer")
 
 
 def build_table(result: SolveResult) -> PolicyTable:
@@ -131,7 +133,7 @@ class OptimalPolicy:
         seats = self.seats(len(view.players)) if len(view.players) > 2 and position.target is None else None
         return (seats or self.table).spot(position)
 
-    def _said(self, question: str, view: GameView, answer: Any, detail: Any = None) -> Any:
+    def _said(self, question: str, view: GameView, answer: _Answer, detail: Any = None) -> _Answer:
         if self.narrate is not None:
             self.narrate(question, view, answer, detail)
         return answer

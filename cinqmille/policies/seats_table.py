@@ -37,8 +37,9 @@ import numpy as np
 
 from ..errors import CinqmilleError
 from ..rules import Rules
+from ..rules.end import UNIT
 from ..solver import cache
-from ..solver.kernel import TIE, UNIT
+from ..solver.kernel import TIE
 from ..position import Position
 from ..solver.n_player import leading, seat_rows
 from ..solver.policy import LazyGroups, TurnRows, differs, layout_problem, sample_groups
@@ -243,7 +244,8 @@ class SeatsTable(LazyGroups, TurnRows):
         r = np.asarray(r)
         if self.announce_v is None:
             return np.zeros(np.broadcast(r, t).shape, dtype=np.int64)
-        return np.array((0,) + self.choices, dtype=np.int64)[np.take(self.announce_v, self.layer(r, t))]
+        points: np.ndarray = np.array((0,) + self.choices, dtype=np.int64)[np.take(self.announce_v, self.layer(r, t))]
+        return points
 
     def takes_over(self, r: Any, t: Any, m: Any) -> np.ndarray:
         """Never: take-over offers are solved as if the rule were off for three players or more."""
@@ -261,7 +263,7 @@ def seats_of(result: SolveResult) -> SeatsTable:
     """The policy table of a solved result of three players or more, one per result: every bot of a game reads
     the same rows (a table per bot would reserve its arrays once per bot: 1.2 GiB of address space each under
     three-player `standard`)."""
-    found = result.__dict__.get("_seats_table")
+    found: SeatsTable | None = result.__dict__.get("_seats_table")
     if found is None:
         with _LOCK:
             found = result.__dict__.setdefault("_seats_table", SeatsTable.of(result))

@@ -29,13 +29,14 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..rules import Rules, load_rules
 from ..simulation import SimConfig, choose_engine, simulate, std_error, wilson
 from ..simulation.runner import Backend
-from ..solver import relaxations, solve
+from ..solver import SolveResult, relaxations, solve
 
 DEFAULT_THRESHOLDS: tuple[int, ...] = (100, 150, 200, 250, 300, 350, 400, 500)
 
@@ -119,7 +120,7 @@ class RulesetComparison:
     solved_win: tuple[float, ...] = ()  # every seat's solved chance, first seat first
     simulated_win: tuple[Rate, ...] = ()  # every seat's simulated rate (optimal players in every seat)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["assumptions"] = list(self.assumptions)
         out["solved_win"] = list(self.solved_win)
@@ -131,7 +132,7 @@ def _seed(base: int, *parts: str) -> int:
     return (base * 1_000_003 + zlib.crc32("|".join(parts).encode())) % (2**63)
 
 
-def first_player_win(result) -> float:  # noqa: ANN001 - a SolveResult
+def first_player_win(result: SolveResult) -> float:
     """The solved chance of the first player at the start of the game (also for a table with a seat axis)."""
     values = np.asarray(result.values)
     if values.ndim == 2 or result.players > 2:
@@ -259,22 +260,6 @@ def terminal_table(rows: Sequence[RulesetComparison]) -> list[str]:
                  for r in rows]
         return lines + seats + notes
     return lines + notes
-
-
-def rows_from_dicts(data: Sequence[dict]) -> list[RulesetComparison]:
-    """Rows read back from `RulesetComparison.as_dict` (the `rulesets` of `compare --json`)."""
-    out = []
-    for d in data:
-        d = dict(d)
-        for key in ("simulated_first_player_win", "optimal_vs_expected", "optimal_vs_cautious",
-                    "optimal_vs_best_threshold"):
-            d[key] = Rate(**d[key])
-        d["assumptions"] = tuple(d["assumptions"])
-        d["threshold_scan"] = tuple((int(t), float(r)) for t, r in d["threshold_scan"].items())
-        d["solved_win"] = tuple(d.get("solved_win", ()))
-        d["simulated_win"] = tuple(Rate(**x) for x in d.get("simulated_win", ()))
-        out.append(RulesetComparison(**d))
-    return out
 
 
 def agreement(row: RulesetComparison) -> float:

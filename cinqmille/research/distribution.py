@@ -128,7 +128,8 @@ def _moves(block: TurnRows, rows: np.ndarray, scores: np.ndarray, rules: Rules,
             parts.append((src + lo, new, prob))
             if progress is not None:
                 progress(min(1.0, (lo + MOVES_CHUNK) / len(rows)))
-        return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))  # type: ignore[return-value]
+        src, new, prob = (np.concatenate([p[i] for p in parts]) for i in range(3))
+        return src, new, prob
     goal = rules.goal // UNIT
     dist = turn_distributions(block, rows, scores)
     k, g = np.nonzero(dist.banked > 0)

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,13 +29,21 @@ from ..rules.bank import UNIT, BankRules
 from ..solver import solve
 from ..solver.policy import PolicyTable
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from .card import CardSearch
+    from .compare import RulesetComparison
+    from .distribution import DistReport
+
 DEFAULT_SITUATIONS: tuple[tuple[int, int], ...] = ((0, 0), (2000, 2000), (1000, 4000), (4000, 1000))
 #: The heat map's cells outside the colour scale: never banks (light grey) and banks only at the cap or above (red).
 NEVER_COLOUR = "#d9d9d9"
 CAPPED_COLOUR = "#c0392b"
 
 
-def _pyplot():  # noqa: ANN202
+def _pyplot() -> ModuleType:
+    """`matplotlib.pyplot` on the Agg backend, or a one-line error when matplotlib (the `plot` extra) is missing."""
     try:
         import matplotlib
 
@@ -47,7 +57,7 @@ def _pyplot():  # noqa: ANN202
 FORMATS = (".png", ".svg", ".pdf")
 
 
-def save_figure(fig, path: Path, **options) -> Path:  # type: ignore[no-untyped-def]
+def save_figure(fig: Figure, path: Path, **options: Any) -> Path:
     """Write `fig` to `path` atomically (`files.atomic_write`, the format from the suffix), then close it.
 
     A target that is a symbolic link or not a regular file is refused before
@@ -234,14 +244,14 @@ def write_figures(rules: Rules, directory: Path) -> list[Path]:
     return [plot_bank_regions(rules, regions), plot_bank_heatmap(rules, heatmap), plot_win_chance(rules, chance)]
 
 
-def plot_presets(rows: Sequence[object], path: Path, three: dict | None = None) -> Path:
+def plot_presets(rows: Sequence[RulesetComparison], path: Path, three: dict[str, Any] | None = None) -> Path:
     """The rulesets side by side: first player's edge (two players solved; three players' first seat, when
     solved), mean game length, and the best fixed threshold's win rate against optimal."""
     plt = _pyplot()
-    names = [r.rules for r in rows]  # type: ignore[attr-defined]
+    names = [r.rules for r in rows]
     x = np.arange(len(names))
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.8))
-    edge2 = [100 * (r.solved_first_player_win - 0.5) for r in rows]  # type: ignore[attr-defined]
+    edge2 = [100 * (r.solved_first_player_win - 0.5) for r in rows]
     ax = axes[0]
     width = 0.38
     ax.bar(x - width / 2, edge2, width, color="#5b8e7d", label="2 players: first − 50%")
@@ -257,12 +267,12 @@ def plot_presets(rows: Sequence[object], path: Path, three: dict | None = None) 
     ax.set_title("First-player advantage (solved)")
     ax.legend(fontsize=8, loc="upper left")
     ax = axes[1]
-    ax.bar(x, [r.mean_turns for r in rows], color="#6c8ebf")  # type: ignore[attr-defined]
+    ax.bar(x, [r.mean_turns for r in rows], color="#6c8ebf")
     ax.set_ylabel("turns of both players (mean)")
     ax.set_title("Game length (optimal vs optimal)")
     ax = axes[2]
-    rates = [100 * (1 - r.optimal_vs_best_threshold.rate) for r in rows]  # type: ignore[attr-defined]
-    errs = [100 * r.optimal_vs_best_threshold.half_width for r in rows]  # type: ignore[attr-defined]
+    rates = [100 * (1 - r.optimal_vs_best_threshold.rate) for r in rows]
+    errs = [100 * r.optimal_vs_best_threshold.half_width for r in rows]
     ax.bar(x, rates, yerr=errs, capsize=3, color="#b07aa1")
     ax.axhline(50, color="grey", linewidth=0.8, linestyle="--")
     ax.set_ylabel("win rate against optimal (%)")
@@ -286,7 +296,7 @@ def check_plot_target(path: Path) -> None:
     check_folder(Path(path))
 
 
-def plot_distribution(report, path: Path) -> None:  # type: ignore[no-untyped-def]
+def plot_distribution(report: DistReport, path: Path) -> None:
     """Draw a `research.distribution.DistReport`: the turn's points, and each turn count beside it (atomically)."""
     plt = _pyplot()
     panels = 1 + len(report.counts)
@@ -315,7 +325,7 @@ def plot_distribution(report, path: Path) -> None:  # type: ignore[no-untyped-de
     save_figure(fig, path)
 
 
-def plot_card(report, path: Path) -> None:  # type: ignore[no-untyped-def]
+def plot_card(report: CardSearch, path: Path) -> None:
     """Draw a strategy card (`research.card.CardSearch`) on one printable page (A4), atomically: the rule in
     words, its cost against the optimal player, the bust odds, and the card's bank-or-roll picture."""
     import textwrap

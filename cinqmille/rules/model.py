@@ -160,7 +160,3 @@ class Rules:
     def banking(self) -> BankRules:
         """The banking rules in real points (`cinqmille.rules.bank`)."""
         return BankRules.of(self, unit=1)
-
-    def can_bank(self, score: int, turn: int) -> bool:
-        """Whether a player with banked `score` may bank `turn` points (opening, min_bank)."""
-        return bool(self.banking.allowed(score, turn))

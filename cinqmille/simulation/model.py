@@ -45,7 +45,8 @@ class RollModel:
 
     def draw(self, m: np.ndarray, u: np.ndarray) -> np.ndarray:
         """Classes (-1 = bust) of rolls of `m` dice for uniforms `u` in [0, 1)."""
-        return self.slot_class[np.searchsorted(self.cdf, (m - 1) + u, side="right")]
+        classes: np.ndarray = self.slot_class[np.searchsorted(self.cdf, (m - 1) + u, side="right")]
+        return classes
 
 
 @lru_cache(maxsize=16)

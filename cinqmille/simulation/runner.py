@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
 
@@ -35,6 +35,13 @@ from ..policies import parse_policy
 from ..rules import Rules, content_key
 from ..solver import cache, relaxations
 from .stats import BatchStats, std_error, wilson
+
+if TYPE_CHECKING:
+    from .vecpolicies import VecPolicy
+    from .vectorised import RowOf
+
+_Task = TypeVar("_Task")
+_Out = TypeVar("_Out")
 
 Engine = Literal["auto", "vectorised", "referee"]
 Backend = Literal["loky", "dask"]
@@ -80,7 +87,7 @@ class SimResult:
     batches: int
     batch_size: int
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
         for key in ("players", "wins", "win_rate", "std_error", "bust_rate_by_seat"):
             out[key] = list(out[key])
@@ -163,17 +170,17 @@ def _cache_env(path: str) -> Iterator[None]:
             os.environ["CINQMILLE_CACHE"] = old
 
 
-_VEC_MEMO: dict[tuple, tuple] = {}
+_VEC_MEMO: dict[tuple[str, tuple[str, ...], str], tuple[VecPolicy, ...]] = {}
 
 
-def _vector_policies(rules: Rules, players: tuple[str, ...], where: str) -> tuple:
+def _vector_policies(rules: Rules, players: tuple[str, ...], where: str) -> tuple[VecPolicy, ...]:
     from .vecpolicies import vector_policy
 
     key = (content_key(rules), players, where)
     if key not in _VEC_MEMO:
         if len(_VEC_MEMO) >= 4:
             _VEC_MEMO.pop(next(iter(_VEC_MEMO)))
-        made: dict[str, object] = {}
+        made: dict[str, VecPolicy] = {}
         for p in players:
             if p not in made:
                 made[p] = vector_policy(p, rules, len(players))
@@ -181,7 +188,8 @@ def _vector_policies(rules: Rules, players: tuple[str, ...], where: str) -> tupl
     return _VEC_MEMO[key]
 
 
-def vector_players(rules: Rules, players: tuple[str, ...], where: str = "") -> tuple[tuple, Any, int]:
+def vector_players(rules: Rules, players: tuple[str, ...], where: str = "") -> tuple[tuple[VecPolicy, ...], RowOf | None,
+                                                                                   int]:
     """The vectorised policies of `players`, the rows of the policy table `optimal` reads and its number of seats:
     `vectorised.play_batch`'s `policies`, `row_of` and `table_seats`."""
     pols = _vector_policies(rules, players, where)
@@ -241,11 +249,11 @@ def table_seats(rules: Rules, players: int) -> int:
     return table_players(rules, players)
 
 
-def run_tasks(tasks: Sequence, func: Callable, jobs: int = 1, backend: Backend = "loky",
-              scheduler: str | None = None, progress: Callable[[float], None] | None = None) -> list:
+def run_tasks(tasks: Sequence[_Task], func: Callable[[_Task], _Out], jobs: int = 1, backend: Backend = "loky",
+              scheduler: str | None = None, progress: Callable[[float], None] | None = None) -> list[_Out]:
     """`func(task)` for every task, in task order: here (jobs=1), joblib processes, or a Dask cluster."""
     n = len(tasks)
-    out: list = []
+    out: list[_Out] = []
     if backend == "dask":
         try:
             import joblib

@@ -84,7 +84,8 @@ class OptimalVec:
         block, r = self._where(pid, a, target)
         units, left, win, ok = (np.take(x, c, axis=0) for x in (self.c_units, self.c_next, self.c_win, self.cand_ok))
         j = block.keep(r, t, units, left, win, doubled, ok)
-        return self.cand[c, j]
+        kept: np.ndarray = self.cand[c, j]
+        return kept
 
     def bank(self, pid: np.ndarray, a: np.ndarray, b: np.ndarray, t: np.ndarray, m: np.ndarray,
              target: np.ndarray | None = None) -> np.ndarray:
@@ -118,12 +119,14 @@ class _GuardedVec:
     def keep(self, pid: np.ndarray, a: np.ndarray, t: np.ndarray, c: np.ndarray) -> np.ndarray:
         mod = self.model
         if not self.br.exact:
-            return mod.heuristic_keep[c]
+            heuristic: np.ndarray = mod.heuristic_keep[c]
+            return heuristic
         pref = mod.pref[c]
         ok = mod.win[pref] | ~self.br.overshoots(a[:, None], t[:, None] + self.p_units[c])
         ok &= pref < len(mod.units) - 1
         j = np.where(ok.any(axis=1), ok.argmax(axis=1), 0)
-        return pref[np.arange(len(c)), j]
+        kept: np.ndarray = pref[np.arange(len(c)), j]
+        return kept
 
     def bank(self, pid: np.ndarray, a: np.ndarray, b: np.ndarray, t: np.ndarray, m: np.ndarray) -> np.ndarray:
         return np.asarray(guarded_bank(self.br, a, t, m, self.wants(a, t, m)))
@@ -157,7 +160,8 @@ class CautiousVec(_GuardedVec):
         self.good, self.max_dice = good, max_dice
 
     def wants(self, a: np.ndarray, t: np.ndarray, m: np.ndarray) -> np.ndarray:
-        return ~self.br.opened(a) | ((t * UNIT >= self.good) & (m <= self.max_dice))
+        wanted: np.ndarray = ~self.br.opened(a) | ((t * UNIT >= self.good) & (m <= self.max_dice))
+        return wanted
 
 
 class ExpectedVec(_GuardedVec):
@@ -190,7 +194,8 @@ class ExpectedVec(_GuardedVec):
         vals = np.where(self.br.overshoots(a[:, None], t2), -1.0, vals)
         vals = np.where(self.c_free[c], vals, self.c_fixed[c])
         j = vals.argmax(axis=1)
-        return self.model.cand[c, j]
+        kept: np.ndarray = self.model.cand[c, j]
+        return kept
 
     def wants(self, a: np.ndarray, t: np.ndarray, m: np.ndarray) -> np.ndarray:
         return t * float(UNIT) >= self._values(self.br.opened(a), t, m - 1)

@@ -26,9 +26,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..rules import Rules
+from ..rules.bank import SCORED
 from ..solver.grid import ScoreGrid
 from ..solver.n_player import threatening
-from .model import SCORED, roll_model
+from .model import roll_model
 from .stats import BatchStats
 from .vecpolicies import VecPolicy
 

@@ -2,11 +2,10 @@
 
 from .api import OBJECTIVES, compute, load, save, solve
 from .cache import CorruptTable, cache_dir, solver_version
-from .policy import TurnTable
 from .result import Option, SolveResult, parse_faces
 from .two_player import relaxations
 
 __all__ = [
-    "OBJECTIVES", "CorruptTable", "Option", "SolveResult", "TurnTable", "cache_dir", "compute",
+    "OBJECTIVES", "CorruptTable", "Option", "SolveResult", "cache_dir", "compute",
     "load", "parse_faces", "relaxations", "save", "solve", "solver_version",
 ]

@@ -197,6 +197,7 @@ def save_npz(path: Path, arrays: Mapping[str, np.ndarray], meta: Mapping[str, An
 
     def write(tmp: Path) -> None:
         with open(tmp, "wb") as handle:
+            # numpy's stub: a `**dict` of arrays could also fill `allow_pickle: bool`, which no array name here is
             np.savez_compressed(handle, **payload)  # type: ignore[arg-type]
 
     atomic_write(path, write, public=False)

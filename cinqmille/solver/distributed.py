@@ -103,7 +103,7 @@ def use_cluster(scheduler: Any) -> Iterator[Any]:
         raise CinqmilleError("--scheduler needs Dask's distributed scheduler: pip install 'cinqmille[dask]'") from None
     own = not isinstance(scheduler, Client)
     try:
-        client = Client(scheduler, timeout=10) if own else scheduler  # type: ignore[no-untyped-call]
+        client = Client(scheduler, timeout=10) if own else scheduler
     except (OSError, TimeoutError, ValueError) as exc:
         raise CinqmilleError(f"--scheduler: cannot reach a Dask scheduler at {scheduler!r} ({exc})") from None
     CLUSTER[:] = [client]

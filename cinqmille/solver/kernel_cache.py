@@ -132,6 +132,8 @@ def write_payload(path: str, payload: bytes) -> None:
     atomic_write(Path(path), write, public=False)
 
 
+# Numba's caching classes have no type information (they are `Any` to mypy): subclassing them is `misc` under
+# --strict, hence the ignores on the four classes below.
 class _Locator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):  # type: ignore[misc]
     """The function's folder in `kernel_cache_dir`, looked up at each use (the cache folder may change in a
     process: tests, the simulator's workers); its source stamp and name as Numba's."""

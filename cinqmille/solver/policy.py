@@ -359,24 +359,6 @@ class TurnRows:
             out += [float(odds[1][c]) if m == 2 else np.nan for c in self.choices]
         return np.array(out)
 
-    # -- one row as a table ------------------------------------------------------------------
-    def turn_table(self, r: int, me: int, opp: int) -> "TurnTable":
-        """The states of row `r` as a `TurnTable` (banked `me`, `opp` in points: labels only)."""
-        r = int(r)
-        self._ready(np.array([r]))
-        cap = int(self.cap[r])
-        n, d = cap + 2, self.dice
-        i = self.offset[r] + np.arange(n)
-        t = np.repeat(np.arange(n), d).reshape(n, d)
-        m = np.tile(np.arange(1, d + 1), (n, 1))
-        plain = None
-        if self.plain_v is not None:
-            plain = self.roll_v[i].copy()
-            plain[:, 1] = self.plain_v[i]
-        return TurnTable(me, opp, self.value(np.full((n, d), r), t, m), self.bank_v[i].copy(), self.roll_v[i].copy(),
-                         float(self.bust[r]), self.period, cap, self.exact, plain,
-                         None if self.predict_v is None else self.predict_v[i].copy(), self.choices)
-
     @staticmethod
     def concat(blocks: list["TurnRows"]) -> "TurnRows":
         """One block holding the rows of `blocks` (complete blocks of one ruleset), in order."""
@@ -391,31 +373,6 @@ class TurnRows:
                         np.concatenate([b.offset + o for b, o in zip(blocks, base)]),
                         np.concatenate([b.bust for b in blocks]), join("bank_v"), join("roll_v"),
                         join("plain_v"), join("predict_v"), first.choices, first.period, tie=first.tie, move=moves)
-
-
-@dataclass(frozen=True, eq=False)
-class TurnTable:
-    """Every turn state of one row: ``value[t, m-1]`` (t in units of 50, layers 0 .. cap + 1), read from the policy."""
-
-    me: int
-    opp: int
-    value: np.ndarray  # (cap + 2, D) value of the state
-    bank: np.ndarray  # (cap + 2, D) value of banking (-inf where not allowed)
-    roll: np.ndarray  # (cap + 2, D) value of rolling the dice in hand (with the best announcement, if any)
-    bust: float  # value of a bust
-    period: int  # layers past the cap repeat with this period (reach)
-    cap: int  # units; from here on states are terminal (reach); past it they are overshoots (exact)
-    exact_end: bool
-    plain_roll: np.ndarray | None = None  # prediction: (cap + 2, D) value of rolling without announcing
-    predict: np.ndarray | None = None  # prediction: (cap + 2, V) value of announcing each of `choices`
-    choices: tuple[int, ...] = ()  # prediction: the announcements, in points
-
-    def at(self, turn_units: int, m: int) -> float:
-        """Optimal value with `turn_units` set aside and m dice in hand."""
-        return float(self.value[self._row(turn_units), m - 1])
-
-    def _row(self, t: int) -> int:
-        return int(fold(t, self.cap, self.period, self.exact_end))
 
 
 # -- the whole game -------------------------------------------------------------------------
@@ -700,16 +657,6 @@ class PolicyTable(LazyGroups, TurnRows):
         keys, inverse = np.unique(pairs.reshape(-1, 2), axis=0, return_inverse=True)
         block = TurnRows.concat([self.last_turn(int(x), int(y))[0] for x, y in keys])
         return block, inverse.reshape(pairs.shape[:-1])
-
-    # -- tables of one row ---------------------------------------------------------------------
-    def pair_table(self, me: int, opp: int, seat: int = 0) -> TurnTable:
-        """Every turn state of the pair (points) for the mover's seat."""
-        return self.turn_table(int(self.row(me // UNIT, opp // UNIT, seat)), me, opp)
-
-    def last_turn_table(self, me: int, target: int) -> TurnTable:
-        """Every state of my last turn, the opponent having finished on `target` points."""
-        block, r = self.last_turn(me // UNIT, target // UNIT)
-        return block.turn_table(r, me, target)
 
 
 def last_turn_rows(rules: Rules, last: Any, a: int, target: int) -> TurnRows:

@@ -23,7 +23,7 @@ from ..rules import Rules
 from ..rules.bank import UNIT
 from .grid import ScoreGrid
 from .kernel import TurnKernel
-from .policy import PolicyTable, TurnRows, TurnTable, differs, keep_choices, ranking, sample_groups
+from .policy import PolicyTable, TurnRows, differs, ranking, sample_groups
 from .turns import GameModel
 
 Objective = Literal["win", "expected", "race", "average"]
@@ -31,17 +31,10 @@ Objective = Literal["win", "expected", "race", "average"]
 
 @dataclass(frozen=True)
 class Option:
-    """One choice at a decision: bank/roll, or a keep followed by bank/roll, with its value."""
+    """One choice at a take-over offer (`SolveResult.offer_options`), with its value."""
 
     win: float  # value of the option (probability of winning for the win objective)
-    action: str | None = None  # "bank" or "roll" for a bank-or-roll decision
-    keep: tuple[int, ...] | None = None  # kept faces, sorted, for a keep decision
-    points: int | None = None  # points of the keep
-    then: str | None = None  # "bank", "roll" or "win" after the keep ("bust" for an overshoot)
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready form (absent fields left out)."""
-        return {k: v for k, v in self.__dict__.items() if v is not None}
+    action: str | None = None  # "start" (afresh) or "take_over"
 
 
 @dataclass(frozen=True, eq=False)
@@ -147,18 +140,6 @@ class SolveResult:
             raise PositionError(f"seat must be 0 (opens each round) or 1, got {seat}")
         return seat
 
-    def turn_table(self, me: int, opp: int, seat: int = 0) -> TurnTable:
-        """Every turn state of the pair (me, opp), read from the policy table."""
-        self._need("win")
-        return self.policy.pair_table(me, opp, self._seat(seat))
-
-    def last_turn_table(self, me: int, target: int) -> TurnTable:
-        """Every state of my last turn of a last round, the opponent having finished on `target` points."""
-        self._need("win")
-        if not self.rules.last_round:
-            raise PositionError(f"'{self.rules.name}' has no last round")
-        return self.policy.last_turn_table(me, target)
-
     def spot(self, position: Position) -> tuple[TurnRows, int]:
         """(block, row) of the policy table that a position is read from (my last turn when `target` is set)."""
         self._need("win")
@@ -194,12 +175,6 @@ class SolveResult:
             cache[key] = seat_rows(self, key[0], np.array([key[1:]]))
         return cache[key], 0
 
-    def table_for(self, position: Position) -> TurnTable:
-        """The turn table a position is read from (my last turn when `position.target` is set)."""
-        if position.target is not None:
-            return self.last_turn_table(position.me, position.target)
-        return self.turn_table(position.me, position.opp, position.seat)
-
     def offer_options(self, position: Position) -> list[Option]:
         """At a turn start with a take-over offered: take it over (roll from it) or start afresh, best first."""
         self._need("win")
@@ -210,32 +185,6 @@ class SolveResult:
         values = block.offer_values(r, position.offer[0] // UNIT, position.offer[1])
         actions = ("start", "take_over")  # the tie-break order
         return [Option(win=float(values[j]), action=actions[j]) for j in ranking(values, block.tie)]
-
-    def bank_or_roll(self, position: Position) -> list[Option]:
-        """Options of a bank-or-roll decision, best first (bank only when allowed)."""
-        self._need("win")
-        rules = self.rules
-        position.validate(rules)
-        if position.turn == 0:
-            raise PositionError("with no turn points set aside the only move is to roll (give --turn)")
-        block, r = self.spot(position)
-        t, m = position.turn // UNIT, position.hand(rules)
-        values = np.array([block.bank(r, t, m), block.roll(r, t, m)])
-        actions = ("bank", "roll")  # the tie-break order; the table's move first
-        chosen = np.minimum(block.move(r, t, m), 1)
-        return [Option(win=float(values[j]), action=actions[j]) for j in ranking(values, block.tie, chosen)
-                if values[j] > -np.inf]
-
-    def keep_options(self, position: Position, roll: str | tuple[int, ...]) -> list[Option]:
-        """Every legal keep of a roll, with its value and the best action after it, best first."""
-        self._need("win")
-        position.validate(self.rules)
-        faces = parse_faces(roll, self.rules)
-        if position.dice is not None and position.dice != len(faces):
-            raise PositionError(f"the roll has {len(faces)} dice but {position.dice} are in hand")
-        block, r = self.spot(position)
-        return [Option(win=k.win, keep=k.keep, points=k.points, then=k.then)
-                for k in keep_choices(block, r, position.turn, faces)]
 
     def sample_problem(self, tol: float = 1e-9) -> str | None:
         """Why this `win` table (read back from the cache) is not the ruleset's solution, on a deterministic

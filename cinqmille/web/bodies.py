@@ -21,7 +21,8 @@ from typing import Any
 import anyio
 from starlette.requests import ClientDisconnect, Request
 
-from ..engine.sheet import LOG_FORMAT, LOG_VERSION, MAX_ENTRIES, MAX_NAME, MAX_PLAYERS, MIN_PLAYERS
+from ..engine.referee import MAX_PLAYERS, MIN_PLAYERS
+from ..engine.sheet import LOG_FORMAT, LOG_VERSION, MAX_ENTRIES, MAX_NAME
 from ..errors import CinqmilleError
 from ..parsing import faces
 from ..position import Position, PositionError

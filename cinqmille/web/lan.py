@@ -13,6 +13,10 @@ from __future__ import annotations
 import io
 import ipaddress
 import socket
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import segno
 
 #: An address of the documentation range: a UDP `connect` to it picks the outgoing interface and sends nothing.
 PROBE = "192.0.2.1"
@@ -53,7 +57,7 @@ def lan_address() -> str | None:
     return None
 
 
-def _code(url: str):  # type: ignore[no-untyped-def]
+def _code(url: str) -> segno.QRCode:
     import segno
 
     return segno.make(url, error="m", micro=False)

@@ -36,6 +36,8 @@ class TimedH11Protocol(H11Protocol):
     head_timeout = HEAD_TIMEOUT
     _head_timer: asyncio.TimerHandle | None = None
 
+    # uvicorn's `H11Protocol.connection_made` takes an `asyncio.Transport`, narrower than asyncio's `BaseProtocol`
+    # (`BaseTransport`), itself under an ignore of `override`: this override keeps uvicorn's signature.
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._arm()
