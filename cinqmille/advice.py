@@ -169,7 +169,8 @@ class Advice:
             out["bust"] = self.bust
         out.update(sentence=self.sentence, exact=self.exact, assumptions=list(self.assumptions),
                    figure=self.figure.as_dict())
-        return json_safe(out)
+        safe: dict[str, Any] = json_safe(out)
+        return safe
 
 
 def advise(result: "SolveResult", position: Position, roll: str | tuple[int, ...] | None = None) -> Advice:
