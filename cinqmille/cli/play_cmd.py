@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
+from ..files import check_target
 from ..parsing import SEED
 from .common import friendly_errors, resolve_rules, rules_option
 
@@ -34,8 +36,9 @@ class TerminalConsole:
                    "threshold:T, threshold:T/K, cautious, random): human,bot / bot,human / human,threshold:300 / ...")
 @click.option("--seed", type=SEED, default=None, help="Seed of the dice (the same seed and answers replay a game).")
 @click.option("--verbose", is_flag=True, help="Say the solver's assumptions technically.")
+@click.option("--log", "log_file", metavar="FILE", help="Write the finished game's log (JSON) to FILE, for `review`.")
 @friendly_errors
-def command(rules_spec: str, players: str, seed: int | None, verbose: bool) -> None:
+def command(rules_spec: str, players: str, seed: int | None, verbose: bool, log_file: str | None) -> None:
     """Play 5000 in the terminal: ? asks for advice at any decision, Enter takes the advised move, q quits."""
     import numpy as np
 
@@ -45,8 +48,20 @@ def command(rules_spec: str, players: str, seed: int | None, verbose: bool) -> N
 
     rules = resolve_rules(rules_spec)
     seats = parse_players(players, rules, humans=True)
+    if log_file is not None:
+        check_target(Path(log_file), links=False)  # refused before the game, not after it
     play_text(rules, seats, TerminalConsole(), rng=np.random.default_rng(seed),
-              result_provider=lambda: load_win_table(rules, solved_players(len(seats), rules)), verbose=verbose)
+              result_provider=lambda: load_win_table(rules, solved_players(len(seats), rules)), verbose=verbose,
+              on_end=None if log_file is None else lambda game: write_game(log_file, game, seats))
+
+
+def write_game(path: str, game, seats: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """Write the log of a finished game (`review.game_log`) and say how to review it."""
+    from ..play import seat_names
+    from ..review import game_log, write_log_file
+
+    write_log_file(path, game_log(game.rules, seat_names(seats), game.initial, game.events))
+    click.echo(f"Game log written to {path}: `cinqmille review {path}` shows what each decision cost.")
 
 
 def solved_players(seats: int, rules) -> int:  # type: ignore[no-untyped-def]
