@@ -175,7 +175,11 @@ def game_log(rules: Rules, names: Sequence[str], initial: Sequence[PlayerState],
 def write_log_file(path: str | Path, log: Mapping[str, Any]) -> None:
     """Write a log as JSON, atomically (`files.atomic_write`: nothing half-written, no device followed)."""
     text = json.dumps(log, indent=1) + "\n"
-    atomic_write(Path(path), lambda tmp: tmp.write_text(text, encoding="utf-8"), links=False)
+
+    def write(tmp: Path) -> None:
+        tmp.write_text(text, encoding="utf-8")
+
+    atomic_write(Path(path), write, links=False)
 
 
 def read_log_file(path: str | Path) -> Any:
