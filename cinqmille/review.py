@@ -20,6 +20,8 @@ dice: its review has no decision and says so (`Review.note`).
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -185,9 +187,10 @@ def write_log_file(path: str | Path, log: Mapping[str, Any]) -> None:
 def read_log_file(path: str | Path) -> Any:
     """The JSON of a log file (raises `ReviewError` with one line: missing, too large, not JSON)."""
     path = Path(path)
-    try:
-        with path.open("rb") as handle:
-            if not path.is_file():
+    try:  # opened without blocking (a FIFO), then read only if it is a regular file (never a device)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 raise ReviewError(f"{path}: not a regular file")
             raw = handle.read(MAX_LOG_BYTES + 1)
     except OSError as exc:
