@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -55,7 +56,7 @@ def command(rules_spec: str, players: str, seed: int | None, verbose: bool, log_
               on_end=None if log_file is None else lambda game: write_game(log_file, game, seats))
 
 
-def write_game(path: str, game, seats: list[str]) -> None:  # type: ignore[no-untyped-def]
+def write_game(path: str, game, seats: Sequence[str]) -> None:  # type: ignore[no-untyped-def]
     """Write the log of a finished game (`review.game_log`) and say how to review it."""
     from ..play import seat_names
     from ..review import game_log, write_log_file
