@@ -17,6 +17,7 @@ from cinqmille.policies import parse_policy
 from cinqmille.position import Position
 from cinqmille.review import Decision, ReviewError, game_log, review_log
 from cinqmille.rules import load_rules
+from cinqmille.rules.loading import rules_from_dict
 from cinqmille.solver import solve
 
 
@@ -54,6 +55,33 @@ def test_an_early_bank_loses_what_advise_says(tiny) -> None:  # type: ignore[no-
     assert worst.loss == pytest.approx(bank.loss, abs=1e-12) and worst.loss > 0.25
     assert worst.before == pytest.approx(advice.win, abs=1e-12) and worst.after == pytest.approx(bank.win, abs=1e-12)
     assert review.lost[1] == 0.0  # the optimal bot's seat
+
+
+@pytest.mark.parametrize("rules", [{"goal": 400, "opening": 0, "prediction": True},
+                                   {"goal": 500, "opening": 150, "last_round": True},
+                                   {"goal": 500, "opening": 150, "end": "exact"}], ids=["prediction", "last_round",
+                                                                                         "exact"])
+def test_optimal_play_loses_nothing_under_other_rules(rules: dict, session_cache: Path) -> None:
+    """Announcements, a last round and an exact end replay and review; the optimal seats lose 0."""
+    ruleset = rules_from_dict({**rules, "name": "small"})
+    for seed in range(3):
+        review = review_log(_log(ruleset, ["threshold:200", "optimal"], seed))
+        assert review.lost[1] == 0.0 and review.unreviewed == 0 and review.decisions
+
+
+def test_a_declined_take_over_loses_what_advise_says(session_cache: Path) -> None:
+    """Under take-overs (goal 1000, seed 9) threshold:200 starts afresh where taking over was best, and loses what
+    `advise` gives for that offer; the optimal seat's offers lose nothing."""
+    rules = rules_from_dict({"goal": 1000, "opening": 150, "take_over": True, "name": "take"})
+    review = review_log(_log(rules, ["threshold:200", "optimal"], 9))
+    offers = [d for d in review.decisions if d.kind == "take_over"]
+    assert all(d.loss == 0.0 for d in offers if d.seat == 1)
+    costly = next(d for d in offers if d.loss > 0)
+    assert (costly.seat, costly.taken, costly.best) == (0, "start afresh", "take over")
+    position = Position(costly.scores[0], costly.scores[1], offer=(costly.turn_points, costly.dice))
+    advice = advise(solve(rules, "win"), position)
+    start = next(o for o in advice.options if o.action == "start")
+    assert costly.loss == pytest.approx(start.loss, abs=1e-12) and costly.loss > 0.01
 
 
 def test_totals_add_up(tiny) -> None:  # type: ignore[no-untyped-def]
