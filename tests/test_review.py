@@ -103,6 +103,20 @@ def test_a_loss_within_the_estimates_margin_is_not_counted() -> None:
     assert Decision(after=0.48, loss=0.02, **base).counted == 0.02  # type: ignore[arg-type]
 
 
+def test_a_table_larger_than_the_solved_one_is_estimated(tiny) -> None:  # type: ignore[no-untyped-def]
+    """A four-player game reviewed with the three-player table: estimated chances, said in the text, losses beyond
+    the margin only, the optimal seats losing nothing."""
+    from cinqmille.cli.review_cmd import review_text
+
+    seats = ["threshold:150", "optimal", "threshold:300", "optimal"]
+    review = review_log(_log(tiny, seats, 1), result_for=lambda n: solve(tiny, "win", players=3))
+    assert review.kinds == ("estimated",) and 0.005 < review.margin < 0.02 and review.table == 3
+    assert review.lost[1] == review.lost[3] == 0.0 and review.lost[0] > 0.1
+    assert all(d.counted == 0.0 or d.counted > d.margin for d in review.decisions)
+    text = "\n".join(review_text(review))
+    assert "estimated by playing the game out" in text and "not counted as a loss" in text
+
+
 def test_play_log_then_review_on_the_command_line(tiny_rules_file: Path, session_cache: Path,
                                                   tmp_path: Path) -> None:
     """`play --log` writes a log that `review` reads; text and --json agree with the library."""
@@ -119,6 +133,10 @@ def test_play_log_then_review_on_the_command_line(tiny_rules_file: Path, session
     text = CliRunner().invoke(main, ["review", str(log)])
     assert text.exit_code == 0 and "The costliest decisions:" in text.output
     assert "350 set aside, 5 dice in hand: bank" in text.output
+    quit_log = tmp_path / "quit.json"
+    quit = CliRunner().invoke(main, ["play", "--rules", str(tiny_rules_file), "--seed", "3", "--log", str(quit_log)],
+                              input="q\n")
+    assert quit.exit_code == 0 and "No game log written" in quit.output and not quit_log.exists()
 
 
 def test_a_sheet_log_has_no_decision(tiny, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

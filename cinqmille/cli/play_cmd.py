@@ -51,9 +51,11 @@ def command(rules_spec: str, players: str, seed: int | None, verbose: bool, log_
     seats = parse_players(players, rules, humans=True)
     if log_file is not None:
         check_target(Path(log_file), links=False)  # refused before the game, not after it
-    play_text(rules, seats, TerminalConsole(), rng=np.random.default_rng(seed),
+    winner = play_text(rules, seats, TerminalConsole(), rng=np.random.default_rng(seed),
               result_provider=lambda: load_win_table(rules, solved_players(len(seats), rules)), verbose=verbose,
               on_end=None if log_file is None else lambda game: write_game(log_file, game, seats))
+    if log_file is not None and winner is None:
+        click.echo(f"No game log written to {log_file}: the game did not finish.")
 
 
 def write_game(path: str, game, seats: Sequence[str]) -> None:  # type: ignore[no-untyped-def]
