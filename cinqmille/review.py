@@ -92,7 +92,8 @@ class Decision:
         others = self.scores[self.seat + 1:] + self.scores[:self.seat]  # in playing order after the mover
         board = f"at {self.scores[self.seat]} to {', '.join(map(str, others))}"
         if self.kind == "keep":
-            what = f"rolled {faces_words(self.roll or ())} with {self.turn_points} set aside"
+            aside = f" with {self.turn_points} set aside" if self.turn_points else ""
+            what = f"rolled {faces_words(self.roll or ())}{aside}"
         elif self.kind == "bank_or_roll":
             what = f"{self.turn_points} set aside, {self.dice} {'die' if self.dice == 1 else 'dice'} in hand"
         else:
