@@ -35,17 +35,19 @@ from .engine.log import Event, GameEnd, event_from_dict, event_to_dict
 from .engine.referee import Game
 from .engine.replay import script_of
 from .engine.sheet import LOG_FORMAT as SHEET_FORMAT
-from .engine.sheet import SheetError, check_names, read_sheet_log
+from .engine.sheet import MAX_ENTRIES, SheetError, check_names, read_sheet_log
 from .engine.state import GameView, PlayerState, ScoreEntry, TakeOverOffer
 from .errors import CinqmilleError
 from .files import atomic_write
 from .position import PositionError
 from .rules import Rules
-from .rules.loading import PRESET_NAMES, rules_from_dict, to_dict
+from .rules.loading import MAX_POINTS, PRESET_NAMES, rules_from_dict, to_dict
 from .work import Progress, working
 
 #: The format name and version of a game log (a game played with dice).
 GAME_FORMAT, GAME_VERSION = "cinqmille-game", 1
+#: Most events a game log holds (a long game has a few thousand).
+MAX_EVENTS = 200_000
 #: Largest log file read (a long game's log is well under a megabyte).
 MAX_LOG_BYTES = 20_000_000
 #: The work of one decision counted in turn states, for the progress report (a game of 50 decisions or more
@@ -154,15 +156,59 @@ def _player_to_dict(player: PlayerState) -> dict[str, Any]:
             "crosses": player.crosses, "history": [[e.score, e.struck] for e in player.history]}
 
 
+def _whole(value: Any, low: int = -MAX_POINTS, high: int = MAX_POINTS) -> bool:
+    """A JSON whole number (not a boolean) within [low, high]."""
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
 def _player_from_dict(data: Any) -> PlayerState:
+    """A starting sheet of a game log, every field checked."""
     if not isinstance(data, Mapping):
         raise ReviewError("game log: each starting sheet must be an object")
-    try:
-        history = tuple(ScoreEntry(int(s), bool(k)) for s, k in data.get("history", ()))
-        return PlayerState(int(data["score"]), bool(data["opened"]), history, int(data.get("zero_turns", 0)),
-                           int(data.get("crosses", 0)))
-    except (KeyError, TypeError, ValueError):
-        raise ReviewError("game log: a starting sheet is not well formed") from None
+    history = data.get("history", [])
+    fields_ok = (_whole(data.get("score")) and isinstance(data.get("opened"), bool)
+                 and _whole(data.get("zero_turns", 0), 0) and _whole(data.get("crosses", 0), 0)
+                 and isinstance(history, list) and len(history) <= MAX_ENTRIES
+                 and all(isinstance(e, list) and len(e) == 2 and _whole(e[0]) and isinstance(e[1], bool)
+                         for e in history))
+    if not fields_ok:
+        raise ReviewError("game log: a starting sheet is not well formed")
+    return PlayerState(data["score"], data["opened"], tuple(ScoreEntry(s, k) for s, k in history),
+                       data.get("zero_turns", 0), data.get("crosses", 0))
+
+
+_FLAGS = frozenset({"asked", "accepted", "right", "doubled", "all_dice"})
+_WORDS = frozenset({"reason", "outcome", "kind"})
+_SEATS = frozenset({"seat", "winner"})
+
+
+def _event_ok(data: Mapping[str, Any], rules: Rules, players: int) -> bool:
+    """Every field of one event of a game log has the shape of its kind (before the event is built)."""
+    kind = data.get("event")
+    for key, value in data.items():
+        if key == "event":
+            continue
+        if key in _FLAGS:
+            good = isinstance(value, bool)
+        elif key in _WORDS:
+            good = isinstance(value, str) and len(value) <= 40
+        elif key in _SEATS:
+            good = _whole(value, 0, players - 1)
+        elif key == "faces":
+            good = (isinstance(value, list) and 1 <= len(value) <= rules.dice
+                    and all(_whole(f, 1, 6) for f in value))
+        elif key == "dice" and kind in ("Kept", "InstantWin"):
+            good = (isinstance(value, list) and len(value) == 6 and all(_whole(c, 0, rules.dice) for c in value)
+                    and sum(value) <= rules.dice)
+        elif key == "scores":
+            good = isinstance(value, list) and len(value) == players and all(_whole(v) for v in value)
+        elif key == "points" and kind == "Prediction":
+            good = value is None or _whole(value)
+        else:
+            good = _whole(value)
+        if not good:
+            return False
+    return True
 
 
 def game_log(rules: Rules, names: Sequence[str], initial: Sequence[PlayerState],
@@ -272,6 +318,12 @@ def _replay(rules: Rules, data: Mapping[str, Any]) -> tuple[tuple[str, ...], lis
         names = check_names(data.get("players", ()))
         if len(names) != len(initial):
             raise ReviewError("game log: one name per starting sheet")
+        if len(raw_events) > MAX_EVENTS:
+            raise ReviewError(f"game log: more than {MAX_EVENTS:,} events")
+        bad = next((i for i, e in enumerate(raw_events) if not _event_ok(e, rules, len(initial))), None)
+        if bad is not None:
+            raise ReviewError(f"game log: event {bad + 1} ({str(raw_events[bad].get('event'))[:20]}) is not "
+                              f"well formed")
         events = [event_from_dict(e) for e in raw_events]
         rolls, scripts = script_of(events, len(initial))
         asked: list[_Asked] = []

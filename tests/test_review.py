@@ -158,7 +158,11 @@ def test_bad_files_are_one_line_and_exit_2(tiny, tmp_path: Path) -> None:  # typ
     roll["faces"] = [2, 3, 4, 6, 6]  # a bust where a scoring roll was: the recorded answers no longer fit
     bad_event = json.loads(json.dumps(good))
     bad_event["events"][0] = {"event": "Explosion"}
-    files = {"garbled.json": b"{not json", "binary.json": b"\x80\x04\x95 pickle", "list.json": b"[1, 2]",
+    huge = json.loads(json.dumps(good))
+    next(e for e in huge["events"] if e["event"] == "Kept")["dice"] = [10**30, 0, 0, 0, 0, 0]  # ran out of memory
+    big_sheet = {**good, "initial": [{"score": 10**30, "opened": True}, good["initial"][1]]}
+    files = {"huge.json": json.dumps(huge).encode(), "big_sheet.json": json.dumps(big_sheet).encode(),
+             "garbled.json": b"{not json", "binary.json": b"\x80\x04\x95 pickle", "list.json": b"[1, 2]",
              "foreign.json": json.dumps({"format": "something else"}).encode(),
              "tampered.json": json.dumps(tampered).encode(), "unknown.json": json.dumps(bad_event).encode(),
              "norules.json": json.dumps({**good, "rules": None}).encode()}
@@ -168,5 +172,7 @@ def test_bad_files_are_one_line_and_exit_2(tiny, tmp_path: Path) -> None:  # typ
         out = CliRunner().invoke(main, ["review", str(tmp_path / name)])
         assert out.exit_code == 2, (name, out.output)
         assert len(out.output.strip().splitlines()) == 1 and out.output.startswith("Error: "), (name, out.output)
+        if name in ("huge.json", "big_sheet.json"):  # refused as read, before any memory is spent on it
+            assert "not well formed" in out.output, out.output
     with pytest.raises(ReviewError):
         review_log(tampered)
