@@ -280,6 +280,7 @@ class _Recorder:
         self._rolled: _Asked | None = None
 
     def choose_keep(self, view: GameView, keeps: tuple[Keep, ...]) -> Keep:
+        self._rolled = None  # an announcement follows its bank-or-roll question at once, or never
         keep = cast(Keep, self.inner.choose_keep(view, keeps))
         if len(keeps) > 1:
             self.asked.append(_Asked("keep", view, keep))

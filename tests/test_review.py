@@ -64,9 +64,13 @@ def test_an_early_bank_loses_what_advise_says(tiny) -> None:  # type: ignore[no-
 def test_optimal_play_loses_nothing_under_other_rules(rules: dict, session_cache: Path) -> None:
     """Announcements, a last round and an exact end replay and review; the optimal seats lose 0."""
     ruleset = rules_from_dict({**rules, "name": "small"})
+    taken = set()
     for seed in range(3):
         review = review_log(_log(ruleset, ["threshold:200", "optimal"], seed))
         assert review.lost[1] == 0.0 and review.unreviewed == 0 and review.decisions
+        taken |= {d.taken for d in review.decisions if d.seat == 1}
+    if ruleset.prediction:  # the bot's announcement is judged as the announcement it is, not as a plain roll
+        assert "announce 100" in taken
 
 
 def test_a_declined_take_over_loses_what_advise_says(session_cache: Path) -> None:

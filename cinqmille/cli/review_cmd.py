@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 @click.command("review")
 @click.argument("log_file", metavar="LOG")
-@click.option("--all", "show_all", is_flag=True, help="List every reviewed decision, not only those that lost.")
+@click.option("--all", "show_all", is_flag=True, help="List every reviewed decision, not only the three costliest.")
 @json_option
 @friendly_errors
 def command(log_file: str, show_all: bool, as_json: bool) -> None:
