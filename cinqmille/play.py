@@ -349,9 +349,10 @@ def seats_note(seats: int, solved_for: int) -> str:
 
 def play_text(rules: Rules, players: Sequence[str], console: Console, *,
               rng: np.random.Generator | None = None, dice: DiceSource | None = None,
-              result_provider: ResultProvider | None = None, verbose: bool = False) -> int | None:
+              result_provider: ResultProvider | None = None, verbose: bool = False,
+              on_end: Callable[[Game], None] | None = None) -> int | None:
     """Play a game in the console; returns the winner's seat, or None if the game was abandoned (`verbose`: the
-    solver's assumptions as the solver states them).
+    solver's assumptions as the solver states them; `on_end`: called with the finished game, e.g. to log it).
 
     `players` are seats as `cinqmille.players.parse_players` reads them: `human`, `optimal` (or `bot`),
     or any other policy name of `parse_policy`.
@@ -390,4 +391,6 @@ def play_text(rules: Rules, players: Sequence[str], console: Console, *,
     except EOFError:
         table.say("\nEnd of input: game abandoned.")
         return None
+    if on_end is not None:
+        on_end(game)
     return game.winner

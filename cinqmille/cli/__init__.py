@@ -26,6 +26,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("card_cmd", "card"),
     ("export_cmd", "export"),
     ("play_cmd", "play"),
+    ("review_cmd", "review"),
     ("simulate_cmd", "simulate"),
     ("compare_cmd", "compare"),
     ("serve_cmd", "serve"),

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
+from ..files import check_target
 from ..parsing import SEED
 from .common import friendly_errors, resolve_rules, rules_option
 
 if TYPE_CHECKING:
+    from ..engine.referee import Game
     from ..rules import Rules
 
 
@@ -38,8 +42,9 @@ class TerminalConsole:
                    "threshold:T, threshold:T/K, cautious, random): human,bot / bot,human / human,threshold:300 / ...")
 @click.option("--seed", type=SEED, default=None, help="Seed of the dice (the same seed and answers replay a game).")
 @click.option("--verbose", is_flag=True, help="Say the solver's assumptions technically.")
+@click.option("--log", "log_file", metavar="FILE", help="Write the finished game's log (JSON) to FILE, for `review`.")
 @friendly_errors
-def command(rules_spec: str, players: str, seed: int | None, verbose: bool) -> None:
+def command(rules_spec: str, players: str, seed: int | None, verbose: bool, log_file: str | None) -> None:
     """Play 5000 in the terminal: ? asks for advice at any decision, Enter takes the advised move, q quits."""
     import numpy as np
 
@@ -49,8 +54,22 @@ def command(rules_spec: str, players: str, seed: int | None, verbose: bool) -> N
 
     rules = resolve_rules(rules_spec)
     seats = parse_players(players, rules, humans=True)
-    play_text(rules, seats, TerminalConsole(), rng=np.random.default_rng(seed),
-              result_provider=lambda: load_win_table(rules, solved_players(len(seats), rules)), verbose=verbose)
+    if log_file is not None:
+        check_target(Path(log_file), links=False)  # refused before the game, not after it
+    winner = play_text(rules, seats, TerminalConsole(), rng=np.random.default_rng(seed),
+              result_provider=lambda: load_win_table(rules, solved_players(len(seats), rules)), verbose=verbose,
+              on_end=None if log_file is None else lambda game: write_game(log_file, game, seats))
+    if log_file is not None and winner is None:
+        click.echo(f"No game log written to {log_file}: the game did not finish.")
+
+
+def write_game(path: str, game: "Game", seats: Sequence[str]) -> None:
+    """Write the log of a finished game (`review.game_log`) and say how to review it."""
+    from ..play import seat_names
+    from ..review import game_log, write_log_file
+
+    write_log_file(path, game_log(game.rules, seat_names(seats), game.initial, game.events))
+    click.echo(f"Game log written to {path}: `cinqmille review {path}` shows what each decision cost.")
 
 
 def solved_players(seats: int, rules: Rules) -> int:
