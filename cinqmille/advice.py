@@ -169,8 +169,7 @@ class Advice:
             out["bust"] = self.bust
         out.update(sentence=self.sentence, exact=self.exact, assumptions=list(self.assumptions),
                    figure=self.figure.as_dict())
-        safe: dict[str, Any] = json_safe(out)
-        return safe
+        return out
 
 
 def advise(result: "SolveResult", position: Position, roll: str | tuple[int, ...] | None = None) -> Advice:
@@ -313,17 +312,6 @@ def _this_game(advice: Advice, players: int, table: int) -> Advice:
     return replace(advice, win=best[0], options=ranked,
                    figure=Figure("estimated", margin=margin, seats=best, games=max(
                        (e.games for e in found.values()), default=0), players=players, table=table))
-
-
-def json_safe(value: Any) -> Any:
-    """`value` with every NaN float (a figure that is not given) as None (JSON's null)."""
-    if isinstance(value, float) and value != value:
-        return None
-    if isinstance(value, dict):
-        return {k: json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    return value
 
 
 def _bank_or_roll(result: "SolveResult", position: Position, exact: bool, assumptions: tuple[str, ...]) -> Advice:

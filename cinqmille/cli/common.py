@@ -5,7 +5,6 @@ from __future__ import annotations
 import errno
 import functools
 import json
-import math
 import os
 import sys
 import warnings
@@ -14,6 +13,7 @@ from typing import Any, Callable, NoReturn, ParamSpec, TypeVar
 import click
 
 from .. import address_space
+from ..json_values import finite
 from ..errors import CinqmilleError
 from ..files import error_chain
 from ..position import PositionError
@@ -41,17 +41,6 @@ def json_option(func: Command) -> Command:
 def resolve_rules(spec: str) -> Rules:
     """Load a ruleset; errors surface as one line through `friendly_errors`."""
     return load_rules(spec)
-
-
-def finite(data: Any) -> Any:
-    """`data` with every NaN or infinite float replaced by None (JSON has no such numbers)."""
-    if isinstance(data, float):
-        return data if math.isfinite(data) else None
-    if isinstance(data, dict):
-        return {k: finite(v) for k, v in data.items()}
-    if isinstance(data, (list, tuple)):
-        return [finite(v) for v in data]
-    return data
 
 
 def emit_json(data: Any) -> None:

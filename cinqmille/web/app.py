@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import re
 from collections.abc import AsyncIterator, Callable
 from functools import partial
@@ -34,6 +33,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..errors import CinqmilleError
+from ..json_values import finite
 from ..position import Position, PositionError
 from ..rules import Rules, load_rules, preset_descriptions, to_dict, to_toml
 from ..rules.loading import PRESET_NAMES, RulesError
@@ -56,21 +56,11 @@ ENDPOINTS = ("/api/rules", "/api/sheet", "/api/log", "/api/replay", "/api/advice
 WORKERS = 2
 
 
-def _finite(data: Any) -> Any:
-    if isinstance(data, float):
-        return data if math.isfinite(data) else None
-    if isinstance(data, dict):
-        return {k: _finite(v) for k, v in data.items()}
-    if isinstance(data, (list, tuple)):
-        return [_finite(v) for v in data]
-    return data
-
-
 class Json(JSONResponse):
     """A JSON response whose non-finite numbers are null (as `advise --json` writes them)."""
 
     def render(self, content: Any) -> bytes:
-        return json.dumps(_finite(content), ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+        return json.dumps(finite(content), ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
 
 
 def _error(status: int, message: str, **extra: Any) -> Json:
