@@ -18,9 +18,12 @@ if TYPE_CHECKING:
 
 def load_win_table(rules: Rules, players: int = 2) -> SolveResult:
     """The solved `win` table of `rules` for `players`: from the cache, or solved now (the solve reports it)."""
+    from ..policies.groups import grouped
     from ..solver import solve
 
-    return solve(rules, "win", players=players)
+    result = solve(rules, "win", players=players)
+    grouped(result)  # two players: the policy read from the cached groups file, without the kernel
+    return result
 
 
 @click.command("advise")
@@ -54,6 +57,7 @@ def command(roll_faces: tuple[str, ...], rules_spec: str, me: str | None, opp: s
     with --roll 11523.
     """
     from ..advice import advise, render_text
+    from ..policies.groups import ensure_groups
     from ..position import Position, PositionError
 
     rules = resolve_rules(rules_spec)
@@ -86,9 +90,10 @@ def command(roll_faces: tuple[str, ...], rules_spec: str, me: str | None, opp: s
     advice = advise(result, pos, rolled)
     if as_json:
         emit_json(advice.as_dict())
-        return
-    for line in render_text(advice, verbose):
-        click.echo(line)
+    else:
+        for line in render_text(advice, verbose):
+            click.echo(line)
+    ensure_groups(result)  # the first advice of a ruleset writes its groups file: the next ones read it
 
 
 def _counters(text: str | None) -> tuple[int, int]:
