@@ -258,7 +258,7 @@ def test_a_whole_standard_game_with_advice(server: str, browser: webdriver.Chrom
     assert d.find_element(By.ID, "roll").get_attribute("value") == "1533"
     as_phone(d)
     d.execute_script("window.scrollTo(0, 0)")
-    assert not in_view(d, "advice-out")  # on the phone the answer's place is below the fold
+    assert in_view(d, "advice-out")  # on the phone the answer's place is under the question, above the fold
     d.find_element(By.ID, "advise").click()
     seen = wait_answer(d)  # solved on first use: progress, then the answer
     assert in_view(d, "advice-out"), d.execute_script(
@@ -419,7 +419,7 @@ def test_six_players_are_told_the_figure_is_an_estimate(server: str, browser: we
     assert not why.find_element(By.TAG_NAME, "li").is_displayed()
     why.find_element(By.TAG_NAME, "summary").click()
     assert "read from the 5-player table" in why.find_element(By.TAG_NAME, "li").text
-    assert all(c.text.startswith("≈") for c in d.find_elements(By.CSS_SELECTOR, "#options tbody td:nth-child(4)"))
+    assert all(c.text.startswith("≈") for c in d.find_elements(By.CSS_SELECTOR, "#options tbody td:nth-child(3)"))  # keep, then, win
 
 
 def test_the_page_passes_an_accessibility_check(server: str, browser: webdriver.Chrome) -> None:
@@ -452,3 +452,67 @@ def test_the_page_passes_an_accessibility_check(server: str, browser: webdriver.
     controls = {"points", "bank", "bust", "undo", "win", "download", "new-game", "turn", "dice", "roll",
                 "clear-roll", "face-1", "face-6", "advise", "join-url"}
     assert controls <= reached, controls - reached
+
+
+def fully_visible(driver: webdriver.Chrome, element_id: str) -> bool:
+    """Whether the whole element is inside the viewport (top and bottom edges)."""
+    return bool(driver.execute_script(
+        "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+        "return r.top >= 0 && r.bottom <= window.innerHeight && r.height > 0;", element_id))
+
+
+#: The gap, in pixels, between the text of each cell of the options table and the next one (negative: they touch).
+CELL_GAPS = """
+const gaps = [];
+for (const row of document.querySelectorAll('#options tr')) {
+  const boxes = Array.from(row.cells).map((c) => { const r = document.createRange(); r.selectNodeContents(c);
+    const rects = Array.from(r.getClientRects()); return [Math.min(...rects.map((x) => x.left)),
+    Math.max(...rects.map((x) => x.right))]; });
+  for (let i = 1; i < boxes.length; i++) gaps.push(boxes[i][0] - boxes[i - 1][1]);
+}
+return gaps;
+"""
+
+
+def test_asking_and_banking_need_no_scrolling_on_a_phone(server: str, browser: webdriver.Chrome) -> None:
+    """At 390 px: the bank, bust and advice controls are above the fold with four players; an answer's sentence
+    and its bank button stay inside the screen, the options table fits with a gap between its cells, and the
+    bank button enters the advised bank on the sheet in one tap."""
+    d = browser
+    fresh_page(d, server)
+    as_phone(d)
+    try:
+        new_game(d, "standard", ["Ann", "Bob", "Cy", "Dee"])
+        d.execute_script("window.scrollTo(0, 0)")
+        for control in ("points", "bank", "bust", "turn", "dice", "roll", "advise", "face-6"):
+            assert fully_visible(d, control), control
+        fresh_page(d, server)
+        new_game(d, "standard", ["Ann", "Bob"])
+        d.execute_script("window.scrollTo(0, 0)")
+        d.find_element(By.ID, "roll").send_keys("15332")
+        d.find_element(By.ID, "advise").click()
+        wait_answer(d)
+        assert fully_visible(d, "sentence") and fully_visible(d, "advise")
+        assert d.execute_script("return document.documentElement.scrollWidth") <= 390
+        table = d.find_element(By.ID, "options")
+        assert d.execute_script("return arguments[0].scrollWidth <= arguments[0].parentElement.clientWidth", table)
+        gaps = d.execute_script(CELL_GAPS)
+        assert gaps and min(gaps) >= 4, gaps  # "100 roll 4 dice ≈ 8.12%" no longer runs together
+        assert not d.find_elements(By.ID, "bank-advised")  # Ann has not opened: a keep of 100 cannot bank
+
+        for field, value in (("turn", "800"), ("dice", "2"), ("roll", "")):
+            d.find_element(By.ID, field).clear()
+            if value:
+                d.find_element(By.ID, field).send_keys(value)
+        d.find_element(By.ID, "advise").click()
+        wait(d, lambda d: d.find_elements(By.ID, "bank-advised"))
+        assert fully_visible(d, "sentence") and fully_visible(d, "bank-advised")
+        assert min(d.execute_script(CELL_GAPS)) >= 4
+        button = d.find_element(By.ID, "bank-advised")
+        assert button.text == "Bank 800 for Ann"
+        button.click()
+        settle(d, 1)
+        assert scores(d) == ["800", "0"] and text(d, "status").startswith("Bob to play")
+        assert text(d, "advice-out") == ""  # the answer was the last turn's
+    finally:
+        as_phone(d, False)

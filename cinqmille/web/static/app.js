@@ -429,6 +429,41 @@
     out.appendChild(details);
   }
 
+  // The bank the answer offers, as a sheet entry: banking the points set aside (bank or roll), or keeping the advised
+  // dice and banking the turn (a keep); null when the answer banks nothing (a bust, an instant win, no bank allowed).
+  function advisedBank(a) {
+    const pos = a.position, best = a.best;
+    if (!best) return null;
+    if (pos.roll === undefined) {
+      const o = a.options.find((x) => x.action === "bank");
+      return o ? {points: pos.turn, dice: pos.dice, best: best.action === "bank"} : null;
+    }
+    if ((best.then !== "bank" && best.then !== "roll") || best.bank === null || best.bank === undefined) return null;
+    return {points: best.turn, dice: best.dice, best: best.then === "bank", keep: best.keep};
+  }
+
+  function bankButton(a, out) {
+    const offer = advisedBank(a);
+    if (!offer || !sheet || sheet.to_move === null) return;
+    const b = document.createElement("button");
+    b.type = "button";
+    b.id = "bank-advised";
+    b.className = offer.best ? "primary" : "";
+    const who = game.players[sheet.to_move];
+    b.textContent = (offer.keep ? "Keep " + offer.keep.join("-") + " and bank " : "Bank ") + offer.points +
+      " for " + who;
+    b.dataset.points = String(offer.points);
+    b.addEventListener("click", async () => {
+      const entry = {kind: "bank", points: offer.points};
+      if (ruleset.take_over && offer.dice) entry.dice = offer.dice;
+      if (await enter(entry)) $("points").value = "";
+    });
+    const row = document.createElement("div");
+    row.className = "row";
+    row.appendChild(b);
+    out.appendChild(row);
+  }
+
   function renderAdvice(a) {
     const out = $("advice-out");
     out.innerHTML = "";
@@ -436,6 +471,7 @@
     p.id = "sentence";
     p.textContent = a.sentence;
     out.appendChild(p);
+    bankButton(a, out);
     renderEstimate(a, out);
     if (!a.options.length) return;
     const keeps = a.options[0].keep !== undefined;
@@ -446,10 +482,16 @@
     caption.textContent = "The options, best first";
     table.appendChild(caption);
     const head = table.createTHead().insertRow();
-    for (const h of keeps ? ["keep", "points", "then", "win", "expected", "bust"] : ["move", "win", "expected", "bust"]) {
+    const heads = keeps ? [["keep", "keep (points)"], ["then", "then"], ["win", "chance to win"],
+      ["exp.", "expected points of the turn"], ["bust", "chance that the next roll busts"]]
+      : [["move", "move"], ["win", "chance to win"], ["exp.", "expected points of the turn"],
+        ["bust", "chance that the next roll busts"]];
+    for (const [h, title] of heads) {
       const th = document.createElement("th");
       th.scope = "col";
       th.textContent = h;
+      if (title !== h) th.title = title;
+      if (h === "then") th.className = "then";
       head.appendChild(th);
     }
     const body = table.createTBody();
@@ -459,18 +501,31 @@
       row.dataset.move = moveText(o);
       row.dataset.then = o.then || "";
       row.dataset.win = String(o.win);
-      const cells = keeps ? [o.keep.join("-"), o.points, thenText(o)] : [actionText(o, a.position)];
-      for (const cell of cells.concat([(o.win === null ? "" : approx) + pct(o.win, 2), o.expected.toFixed(1), pct(o.bust, 1)])) {
+      if (keeps) {
+        const cell = row.insertCell();
+        cell.append(o.keep.join("-"));
+        const pts = document.createElement("span");
+        pts.className = "points";
+        pts.textContent = o.points;
+        cell.append(" ", pts);
+        row.insertCell().textContent = thenText(o);
+        row.cells[1].className = "then";
+      } else {
+        row.insertCell().textContent = actionText(o, a.position);
+      }
+      for (const cell of [(o.win === null ? "" : approx) + pct(o.win, 2), o.expected.toFixed(1), pct(o.bust, 1)]) {
         row.insertCell().textContent = cell;
       }
     });
     out.appendChild(table);
   }
 
-  // The answer's top into view (on a phone it lands below the fold), without moving a page that shows it.
-  function bringIntoView(element) {
-    const top = element.getBoundingClientRect().top;
-    if (top < 0 || top > window.innerHeight - 120) window.scrollTo(0, Math.max(0, window.scrollY + top - 12));
+  // The answer's sentence and its bank button in view (on a phone the answer may land below the fold), without
+  // moving a page that shows them.
+  function bringIntoView(first, last) {
+    const top = first.getBoundingClientRect().top, bottom = last.getBoundingClientRect().bottom;
+    if (top < 0) window.scrollBy(0, top - 12);
+    else if (bottom > window.innerHeight - 8) window.scrollBy(0, Math.min(top - 12, bottom - window.innerHeight + 12));
   }
 
   // After a keep that rolls on, the next question of the turn starts from it: its points set aside, its dice.
@@ -500,7 +555,7 @@
         $("progress").hidden = true;
         $("advice-note").textContent = "";
         renderAdvice(data);
-        bringIntoView($("advice-out"));
+        bringIntoView($("sentence"), $("bank-advised") || $("sentence"));
         followKeep(data);
         saveAdviceFields();
         return;
