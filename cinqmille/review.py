@@ -12,9 +12,18 @@ advice's own `Choice.loss`). Decisions with one legal move are not reviewed.
 
 At a table larger than the largest solved one the advice's chances are
 estimated by playing the game out (figure kind "estimated", each within its
-`margin`): a loss within the margin is not counted as a loss. A score sheet's
-log (`engine.sheet.sheet_log`, the web page's download) holds outcomes, not
-dice: its review has no decision and says so (`Review.note`).
+`margin`): a loss within the margin is not counted as a loss.
+
+A score sheet (`engine.sheet`, the web page) holds outcomes, not dice: the
+decisions it knows are the questions asked of the advice during the game
+(`questions`: the entries written when asked, the points set aside, the
+dice in hand, the faces rolled), which the page keeps and its download
+carries. `review_sheet` reads the move taken at each from what followed in
+the same turn: the next question (its points set aside and dice in hand say
+which keep was taken, or that the player rolled on) or the turn's entry (a
+bank of the points set aside after a keep; a bust, a roll). A question whose
+move cannot be read so (a keep followed by a bust) is not reviewed. A sheet
+without questions has no decision, and its review says so (`Review.note`).
 """
 
 from __future__ import annotations
@@ -35,10 +44,11 @@ from .engine.log import Event, GameEnd, event_from_dict, event_to_dict
 from .engine.referee import Game
 from .engine.replay import script_of
 from .engine.sheet import LOG_FORMAT as SHEET_FORMAT
-from .engine.sheet import MAX_ENTRIES, SheetError, check_names, read_sheet_log
+from .engine.sheet import MAX_ENTRIES, Sheet, SheetError, check_names, entry_from_dict, read_sheet_log
 from .engine.state import GameView, PlayerState, ScoreEntry, TakeOverOffer
 from .errors import CinqmilleError
 from .files import atomic_write
+from .parsing import faces
 from .position import PositionError
 from .rules import Rules
 from .rules.loading import MAX_POINTS, PRESET_NAMES, rules_from_dict, to_dict
@@ -147,6 +157,7 @@ class Review:
                 "note": self.note, "table": self.table, "figures": list(self.kinds), "margin": self.margin,
                 "lost": list(self.lost), "unreviewed": self.unreviewed,
                 "costliest": [self.decisions.index(d) for d in self.costliest()],
+                "costliest_words": [d.words(self.players) for d in self.costliest()],
                 "decisions": [d.as_dict() for d in self.decisions]}
 
 
@@ -371,20 +382,133 @@ def _decision(result: Any, asked: _Asked) -> Decision | None:
     position = view_position(result, view, offer)
     roll = faces_of(view.roll) if asked.kind == "keep" and view.roll is not None else None
     advice = advise(result, position, roll)
-    taken = _taken(advice, asked)
+    if asked.offer is not None:
+        points, dice = asked.offer.points, asked.offer.dice
+    else:
+        points, dice = view.turn_points, view.dice_in_hand
+    return _judged(advice, _taken(advice, asked), view.seat, view.turn_number, asked.kind, tuple(view.scores),
+                   points, dice)
+
+
+def _judged(advice: Advice, taken: Choice | None, seat: int, turn: int, kind: DecisionKind,
+            scores: tuple[int, ...], points: int, dice: int) -> Decision | None:
+    """The decision of `advice` where the move `taken` was made (None where there is no choice or no chance)."""
     best = advice.best
     if taken is None or best is None or advice.figure.kind == "none" or len(advice.options) < 2:
         return None
     # the taken move, said as taken: a keep then bank or roll is judged at the next question
     taken_words = f"keep {faces_words(taken.keep)}" if taken.keep is not None else choice_words(taken)
-    if asked.offer is not None:
-        points, dice = asked.offer.points, asked.offer.dice
-    else:
-        points, dice = view.turn_points, view.dice_in_hand
-    return Decision(seat=view.seat, turn=view.turn_number, kind=asked.kind, scores=tuple(view.scores),
-                    turn_points=points, dice=dice, roll=roll, taken=taken_words, best=choice_words(best),
-                    before=best.win, after=taken.win, loss=taken.loss, figure=advice.figure.kind,
-                    margin=advice.figure.margin)
+    return Decision(seat=seat, turn=turn, kind=kind, scores=scores, turn_points=points, dice=dice,
+                    roll=advice.roll, taken=taken_words, best=choice_words(best), before=best.win, after=taken.win,
+                    loss=taken.loss, figure=advice.figure.kind, margin=advice.figure.margin)
+
+
+# -- a score sheet's questions -------------------------------------------------------------------
+@dataclass(frozen=True)
+class Question:
+    """A question asked of the advice during a sheet's game: after `entry` entries, `turn` points set aside,
+    `dice` in hand (bank or roll?) or the faces `roll` (which keep?)."""
+
+    entry: int
+    turn: int
+    dice: int | None
+    roll: tuple[int, ...] | None
+
+    @classmethod
+    def of(cls, data: Any, rules: Rules, entries: int) -> "Question":
+        """A question of a sheet log or the page (every field checked; `ReviewError` with one line)."""
+        if not isinstance(data, Mapping):
+            raise ReviewError("questions: each question must be an object")
+        entry, turn, dice, roll = data.get("entry"), data.get("turn", 0), data.get("dice"), data.get("roll")
+        if not _whole(entry, 0, entries):
+            raise ReviewError(f"questions: 'entry' must be a whole number from 0 to {entries}")
+        if not _whole(turn, 0):
+            raise ReviewError("questions: 'turn' must be a whole number of points")
+        if dice is not None and not _whole(dice, 1, rules.dice):
+            raise ReviewError(f"questions: 'dice' must be 1 to {rules.dice}")
+        rolled: tuple[int, ...] | None = None
+        if roll is not None:
+            text = ",".join(str(f) for f in roll) if isinstance(roll, list) else roll
+            if not isinstance(text, str) or len(text) > 40:
+                raise ReviewError("questions: 'roll' must be faces such as \"15332\"")
+            try:
+                rolled = faces(text, rules.dice, "questions: 'roll'")
+            except CinqmilleError as exc:
+                raise ReviewError(str(exc).splitlines()[0]) from None
+        if roll is None and dice is None and turn:
+            raise ReviewError("questions: a question with points set aside gives 'dice' or 'roll'")
+        return cls(entry, turn, dice, rolled)
+
+    def hand(self, rules: Rules) -> int:
+        """Dice in hand (the faces rolled, or all the dice when not given)."""
+        return len(self.roll) if self.roll is not None else self.dice if self.dice is not None else rules.dice
+
+
+def _sheet_taken(advice: Advice, question: Question, after: Question | None, entry: Any, rules: Rules) -> Choice | None:
+    """The option of `advice` the player took at `question`, read from the next question of the same turn
+    (`after`) or from the turn's entry; None where neither says it."""
+    if question.roll is not None:
+        if after is not None:  # the keep that leads to the next question: its points and dice in hand
+            return next((o for o in advice.options if o.then in ("bank", "roll") and o.turn == after.turn
+                         and o.dice == after.hand(rules)), None)
+        if isinstance(entry, Mapping) and entry.get("kind") == "bank" and not entry.get("taken"):
+            return next((o for o in advice.options if o.then in ("bank", "roll") and o.turn == entry.get("points")
+                         and o.bank is not None), None)
+        return None
+    if after is not None:  # rolled on: the next question is a roll of the dice in hand, same points
+        rolled = after.turn == question.turn and after.hand(rules) == question.hand(rules)
+        return next((o for o in advice.options if o.action == "roll"), None) if rolled else None
+    if isinstance(entry, Mapping) and entry.get("kind") == "bank" and not entry.get("taken"):
+        action = "bank" if entry.get("points") == question.turn else "roll"
+        return next((o for o in advice.options if o.action == action), None)
+    if isinstance(entry, Mapping) and entry.get("kind") == "bust":
+        return next((o for o in advice.options if o.action == "roll"), None)
+    return None
+
+
+def review_sheet(rules: Rules, names: Sequence[str], entries: Sequence[Any], questions: Sequence[Any],
+                 result_for: ResultFor | None = None, progress: Progress | None = None) -> Review:
+    """The review of a score sheet's game from the questions asked of the advice during it (module docstring)."""
+    if len(questions) > MAX_EVENTS:
+        raise ReviewError(f"questions: more than {MAX_EVENTS:,}")
+    asked = [Question.of(q, rules, len(entries)) for q in questions]
+    try:
+        sheet = Sheet(rules, names)
+        states = [sheet.state()]
+        for i, data in enumerate(entries):
+            sheet.enter(entry_from_dict(data, i))
+            states.append(sheet.state())
+    except CinqmilleError as exc:
+        raise ReviewError(f"sheet: {str(exc).splitlines()[0]}") from None
+    final = states[-1]
+    if not asked:
+        return Review(rules, final.names, (), final.winner,
+                      note=f"this score sheet's {len(entries)} turns were entered as outcomes, without dice, and no "
+                           f"question was asked of the advice during the game, so no decision is known")
+    result = (result_for or default_result(rules))(len(final.names))
+    decisions: list[Decision] = []
+    unreviewed = 0
+    with working(f"Reviewing {len(asked)} questions", progress, size=len(asked) * WORK_PER_DECISION) as update:
+        for i, q in enumerate(asked):
+            state = states[q.entry]
+            nxt = asked[i + 1] if i + 1 < len(asked) and asked[i + 1].entry == q.entry else None
+            decision = None
+            if state.to_move is not None:
+                try:
+                    position = state.position(q.turn, q.dice if q.roll is None else len(q.roll))
+                    advice = advise(result, position, q.roll)
+                    entry = entries[q.entry] if q.entry < len(entries) else None
+                    kind: DecisionKind = "keep" if q.roll is not None else "bank_or_roll"
+                    decision = _judged(advice, _sheet_taken(advice, q, nxt, entry, rules), state.to_move, q.entry,
+                                       kind, state.scores, q.turn, q.hand(rules))
+                except PositionError:
+                    unreviewed += 1
+            if decision is not None:
+                decisions.append(decision)
+            update((i + 1) / len(asked))
+    kinds = tuple(sorted({d.figure for d in decisions}))
+    return Review(rules, final.names, tuple(decisions), final.winner, unreviewed=unreviewed,
+                  table=int(getattr(result, "players", 2)), kinds=kinds)
 
 
 def default_result(rules: Rules) -> ResultFor:
@@ -412,10 +536,10 @@ def review_log(data: Any, result_for: ResultFor | None = None, progress: Progres
             sheet_rules, names, entries = read_sheet_log(data)
         except CinqmilleError as exc:
             raise ReviewError(str(exc)) from None
-        winner = data.get("winner")
-        return Review(sheet_rules, names, (), winner if isinstance(winner, int) else None,
-                      note=f"this is a score sheet: its {len(entries)} turns were entered as outcomes, without "
-                           f"dice, so no decision is known and none can be reviewed")
+        questions = data.get("questions", [])
+        if not isinstance(questions, list):
+            raise ReviewError("sheet log: 'questions' must be a list")
+        return review_sheet(sheet_rules, names, entries, questions, result_for, progress)
     if kind != GAME_FORMAT:
         raise ReviewError(f"not a game log (expected \"format\": \"{GAME_FORMAT}\" or \"{SHEET_FORMAT}\")")
     game_rules = _log_rules(data)

@@ -151,7 +151,7 @@ def test_a_sheet_log_has_no_decision(tiny, tmp_path: Path) -> None:  # type: ign
     review = review_log(json.loads(path.read_text()))
     assert review.decisions == () and review.note is not None and "without dice" in review.note
     out = CliRunner().invoke(main, ["review", str(path)])
-    assert out.exit_code == 0 and out.output.startswith("Nothing to review: this is a score sheet")
+    assert out.exit_code == 0 and out.output.startswith("Nothing to review: this score sheet's 2 turns")
 
 
 def test_bad_files_are_one_line_and_exit_2(tiny, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -180,3 +180,54 @@ def test_bad_files_are_one_line_and_exit_2(tiny, tmp_path: Path) -> None:  # typ
             assert "not well formed" in out.output, out.output
     with pytest.raises(ReviewError):
         review_log(tampered)
+
+
+#: A tiny game on the sheet (goal 500, opening 150) and the questions asked of the advice during it: Ann keeps from
+#: 1-5-3-3-2 and rolls 4 dice (the next question), then keeps 1-1 from 1-1-2-4 and banks 300 (the entry); Bob asks
+#: bank or roll with 200 and 2 dice and rolls on (the next question is a roll of 2 dice), then busts.
+SHEET_GAME = ([{"kind": "bank", "points": 300}, {"kind": "bust"}],
+              [{"entry": 0, "turn": 0, "roll": "15332"}, {"entry": 0, "turn": 100, "roll": "1124"},
+               {"entry": 1, "turn": 200, "dice": 2}, {"entry": 1, "turn": 200, "roll": "26"}])
+
+
+def test_a_sheet_is_reviewed_from_the_questions_asked(tiny, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A sheet's questions: each move taken read from what followed in its turn, its chances those of `advise`."""
+    entries, questions = SHEET_GAME
+    state = play_sheet(tiny, ["Ann", "Bob"], entries)
+    log = {**sheet_log(state), "questions": questions}
+    review = review_log(log)
+    result = solve(tiny, "win")
+    by_turn = {(d.turn, d.turn_points): d for d in review.decisions}
+    first = by_turn[0, 0]  # Ann's first keep: the one that leaves 100 and 4 dice
+    taken = next(o for o in advise(result, Position(0, 0), "15332").options if o.turn == 100 and o.dice == 4)
+    assert first.taken == "keep 1" and first.after == taken.win and first.kind == "keep"
+    second = by_turn[0, 100]  # Ann's keep then bank of 300: the keep of 200 more
+    options = advise(result, Position(0, 0, 100), "1124").options
+    assert second.after == next(o for o in options if o.turn == 300).win and second.taken == "keep 1-1"
+    third = by_turn[1, 200]  # Bob rolled on with 200 and 2 dice
+    moves = advise(result, Position(0, 300, 200, 2, seat=1)).options
+    assert third.kind == "bank_or_roll" and third.taken == "roll"
+    assert third.after == next(o for o in moves if o.action == "roll").win
+    assert third.before == moves[0].win and third.scores == (300, 0) and third.seat == 1
+    assert (1, 200) in by_turn and len(review.decisions) <= 4  # the last keep (then a bust) says no move
+    assert review.lost == tuple(sum(d.counted for d in review.decisions if d.seat == s) for s in (0, 1))
+    assert review.as_dict()["costliest_words"] == [d.words(review.players) for d in review.costliest()]
+    path = tmp_path / "sheet.json"
+    path.write_text(json.dumps(log))
+    out = CliRunner().invoke(main, ["review", str(path)])
+    assert out.exit_code == 0 and "Chance to win lost by each player:" in out.output, out.output
+
+
+@pytest.mark.parametrize("question, fragment", [
+    ({"entry": 9, "turn": 0, "roll": "15332"}, "'entry' must be a whole number from 0 to 2"),
+    ({"entry": 0, "turn": 0, "roll": "153321"}, "a roll has 1 to 5 dice"),
+    ({"entry": 0, "turn": 100}, "gives 'dice' or 'roll'"),
+    ({"entry": 0, "turn": -50, "dice": 2}, "'turn' must be a whole number"),
+])
+def test_bad_questions_are_one_line(tiny, tmp_path: Path, question: dict, fragment: str) -> None:  # type: ignore[no-untyped-def]
+    """A sheet log whose question is not one: one line naming the field, exit status 2."""
+    entries, _ = SHEET_GAME
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({**sheet_log(play_sheet(tiny, ["Ann", "Bob"], entries)), "questions": [question]}))
+    out = CliRunner().invoke(main, ["review", str(path)])
+    assert out.exit_code == 2 and fragment in out.output and len(out.output.strip().splitlines()) == 1, out.output

@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 from ..dice.reach import reachable
 from ..errors import CinqmilleError
+from ..position import Position
 from ..rules import Rules
 from ..rules.loading import MAX_POINTS, PRESET_NAMES, rules_from_dict, to_dict
 from .log import Banked, Bust, Event, GameEnd, Penalty, TakeOver, TurnEnd, event_to_dict
@@ -169,6 +170,21 @@ class SheetState:
     @property
     def scores(self) -> tuple[int, ...]:
         return tuple(p.score for p in self.players)
+
+    def position(self, turn: int = 0, dice: int | None = None) -> Position:
+        """The question of the player to move (`Position.at_table`, the one reading of a table's state), with
+        `turn` points set aside and `dice` in hand; the take-over offer (two players, an opened mover) only
+        before the turn has begun. Not validated."""
+        rules, n, mover = self.rules, len(self.scores), self.to_move
+        if mover is None:
+            raise SheetError("the game is over: there is no player to move")
+        offer = None
+        if self.offer is not None and rules.take_over and n == 2 and rules.banking.opened(self.scores[mover]) \
+                and not turn and dice is None:
+            offer = (self.offer.points, self.offer.dice)
+        lr = self.last_round
+        return Position.at_table(rules, self.scores, mover, tuple(p.zero_turns for p in self.players),
+                                 target=None if lr is None else lr.target, offer=offer, turn=turn, dice=dice)
 
     def turns(self) -> list[dict[str, Any]]:
         """One record per entry: who played, what the sheet says happened, and the scores after it."""

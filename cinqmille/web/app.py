@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 
 #: The API's endpoints (docs/web.md).
 ENDPOINTS = ("/api/rules", "/api/sheet", "/api/log", "/api/replay", "/api/advice", "/api/progress",
-             "/api/openapi.json", "/api/join")
+             "/api/prepare", "/api/review", "/api/openapi.json", "/api/join")
 #: Requests worked on at once in worker threads (the others wait their turn, off the event loop).
 WORKERS = 2
 
@@ -150,8 +150,29 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
         return Json(out)
 
     def log_answer(data: dict[str, Any]) -> Response:
-        return Json(sheet_log(sheet_of(data, rules_of(data))),
-                    headers={"Content-Disposition": 'attachment; filename="cinqmille-sheet.json"'})
+        log = sheet_log(sheet_of(data, rules_of(data)))
+        if data.get("questions"):
+            log["questions"] = data["questions"]  # the questions asked of the advice: the review reads them
+        return Json(log, headers={"Content-Disposition": 'attachment; filename="cinqmille-sheet.json"'})
+
+    def prepare_answer(data: dict[str, Any]) -> Response:
+        table = table_for(rules_of(data), data["count"])
+        return Json({"table": table.as_dict() if isinstance(table, Job) else {"status": "ready"}})
+
+    def review_answer(data: dict[str, Any]) -> Response:
+        from ..review import ReviewError, review_sheet
+
+        rules = rules_of(data)
+        state = sheet_of(data, rules)
+        table = table_for(rules, len(state.names))
+        if isinstance(table, Job):
+            return Json({**table.as_dict(), "rules": rules.name}, status_code=202)
+        try:
+            review = review_sheet(rules, state.names, data["entries"], data.get("questions", []),
+                                  result_for=lambda players: table)
+        except ReviewError as exc:
+            raise ApiError(400, _line(exc), field="questions") from None
+        return Json(review.as_dict())
 
     def replay_answer(data: dict[str, Any]) -> Response:
         try:
@@ -161,7 +182,8 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
         except RulesError as exc:
             raise ApiError(400, _line(exc), field="rules") from None
         return Json({"rules": _rules_spec(state.rules), "players": list(state.names),
-                     "entries": [e.as_dict() for e in state.entries], "sheet": state.as_dict()})
+                     "entries": [e.as_dict() for e in state.entries], "sheet": state.as_dict(),
+                     "questions": data.get("questions", [])})
 
     def advice_answer(data: dict[str, Any]) -> Response:
         from ..advice import advise
@@ -235,6 +257,8 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
         Route("/api/replay", endpoint(replay_answer), methods=["POST"]),
         Route("/api/advice", endpoint(advice_answer), methods=["POST"]),
         Route("/api/progress", progress, methods=["GET"]),
+        Route("/api/prepare", endpoint(prepare_answer), methods=["POST"]),
+        Route("/api/review", endpoint(review_answer), methods=["POST"]),
         Route("/api/openapi.json", api_document, methods=["GET"]),
         Route("/api/join", join, methods=["GET"]),
         Route("/api/{rest:path}", api_missing),
@@ -278,15 +302,8 @@ def _seat_of(state: "SheetState") -> tuple[tuple[int, ...], int, int | None, tup
     """The scores (the mover's first, then in playing order), seat, last-turn target, offer and scoreless-turn
     counters (the mover's and the next player's) of a sheet's mover: the fields of `Position.at_table`, the one
     reading of a table's state."""
-    rules, n, mover = state.rules, len(state.scores), state.to_move
-    assert mover is not None
-    lr = state.last_round
-    if lr is not None and n != 2:
+    if state.last_round is not None and len(state.scores) != 2:
         raise ApiError(400, "advice in a last round is for two players (the last round is not yet solved for "
                             "three or more)")
-    offer = None
-    if state.offer is not None and rules.take_over and n == 2 and rules.banking.opened(state.scores[mover]):
-        offer = (state.offer.points, state.offer.dice)
-    pos = Position.at_table(rules, state.scores, mover, tuple(p.zero_turns for p in state.players),
-                            target=None if lr is None else lr.target, offer=offer)
+    pos = state.position()
     return (pos.me,) + (pos.others or (pos.opp,)), pos.seat, pos.target, pos.offer, pos.scoreless

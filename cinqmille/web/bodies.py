@@ -286,8 +286,22 @@ ENTRY = Record(fields=(("kind", Choice(values=("bank", "bust", "win"))), ("point
                doc="One turn: a bank (points, dice in hand, taken over), a bust (all_dice) or an instant win.")
 ENTRIES = ListOf(item=ENTRY, most=MAX_ENTRIES, doc="The turns written on the sheet, in playing order.")
 SCORE = Whole(doc="A score.")
-SHEET = Record(fields=(("rules", RULES), ("players", PLAYERS), ("entries", ENTRIES)), required=("players", "entries"),
-               doc="A score sheet: its ruleset, players and entries.")
+#: Most questions a sheet keeps (a long game asks a few hundred).
+MAX_QUESTIONS = 4000
+QUESTION = Record(fields=(
+    ("entry", Whole(high=MAX_ENTRIES, doc="The entries written when the question was asked.")),
+    ("turn", Nullable(node=Whole(), doc="Points set aside.")),
+    ("dice", Nullable(node=Whole(high=MAX_DICE), doc="Dice in hand (bank or roll?).")),
+    ("roll", Nullable(node=Text(longest=40), doc="The faces rolled (which keep?)."))),
+    required=("entry",), what="a question such as {\"entry\": 3, \"turn\": 0, \"roll\": \"15332\"}",
+    doc="A question asked of the advice during the game, for its review.")
+QUESTIONS = ListOf(item=QUESTION, most=MAX_QUESTIONS, doc="The questions asked of the advice, in order (the review's).")
+SHEET = Record(fields=(("rules", RULES), ("players", PLAYERS), ("entries", ENTRIES), ("questions", QUESTIONS)),
+               required=("players", "entries"),
+               doc="A score sheet: its ruleset, players and entries (and the questions asked of the advice).")
+PREPARE = Record(fields=(("rules", RULES), ("count", Whole(low=MIN_PLAYERS, high=MAX_PLAYERS,
+                                                            doc="The number of players."))),
+                 required=("count",), doc="A ruleset and a number of players whose table to solve ahead.")
 ADVICE = Record(fields=(
     ("rules", RULES), ("players", PLAYERS), ("entries", ENTRIES),
     ("me", Nullable(node=SCORE, doc="The mover's score (without a sheet).")),
@@ -311,7 +325,8 @@ ADVICE = Record(fields=(
 LOG = Record(fields=(
     ("format", Choice(values=(LOG_FORMAT,))), ("version", Choice(values=(LOG_VERSION,))),
     ("rules", Free(doc="The whole ruleset (as `cinqmille rules show --json`).")), ("players", PLAYERS),
-    ("entries", ENTRIES), ("scores", Nullable(node=ListOf(item=Whole(low=-MAX_NUMBER), most=MAX_PLAYERS))),
+    ("entries", ENTRIES), ("questions", QUESTIONS),
+    ("scores", Nullable(node=ListOf(item=Whole(low=-MAX_NUMBER), most=MAX_PLAYERS))),
     ("winner", Nullable(node=Whole(high=MAX_PLAYERS - 1))), ("events", Nullable(node=ListOf(item=Free(),
                                                                                            most=100 * MAX_ENTRIES))),
 ), required=("format", "version", "rules", "players", "entries"), doc="A game log, as POST /api/log gives it.")
@@ -322,6 +337,7 @@ PROGRESS = Record(fields=(("job", Text(shortest=1, longest=64, doc="The key of a
 REQUESTS: dict[tuple[str, str], Record] = {
     ("POST", "/api/rules"): RULES_BODY, ("POST", "/api/sheet"): SHEET, ("POST", "/api/log"): SHEET,
     ("POST", "/api/replay"): LOG, ("POST", "/api/advice"): ADVICE, ("GET", "/api/progress"): PROGRESS,
+    ("POST", "/api/prepare"): PREPARE, ("POST", "/api/review"): SHEET,
 }
 
 

@@ -21,6 +21,10 @@ ENDPOINT_DOCS: dict[tuple[str, str], tuple[str, tuple[int, ...]]] = {
     ("POST", "/api/advice"): ("The advice of the solved table (202 while it is solved in the background).",
                               (200, 202, 422, 429)),
     ("GET", "/api/progress"): ("The progress of a table being solved.", (200, 404)),
+    ("POST", "/api/prepare"): ("Start solving the table a game of `count` players reads, ahead of its first "
+                               "question (while the names are typed); its status.", (200, 429)),
+    ("POST", "/api/review"): ("The review of a sheet's game from the questions asked of the advice during it "
+                              "(202 while the table is solved).", (200, 202, 422, 429)),
     ("GET", "/api/openapi.json"): ("This document.", (200,)),
     ("GET", "/api/join"): ("The address other devices of the network open (serve --lan) and its QR code as SVG; "
                            "both null otherwise.", (200,)),
