@@ -343,3 +343,46 @@ def test_setting_up_a_game_of_three_starts_its_table(client: TestClient) -> None
     assert table["status"] == "ready"
     answer = client.post("/api/advice", json={**sheet, "turn": 100, "dice": 3})
     assert answer.status_code == 200 and answer.json()["position"]["opp"] == [0, 0]
+
+
+def test_prepare_starts_the_table_of_the_player_count_before_the_game(client: TestClient) -> None:
+    """POST /api/prepare (the setup page, while names are typed) starts solving the table a game of that many
+    players reads; the game's first advice then answers at once."""
+    rules = {"toml": 'name = "prepared"\ngoal = 400\nopening = 150\n'}
+    first = client.post("/api/prepare", json={"rules": rules, "count": 3})
+    assert first.status_code == 200
+    table = first.json()["table"]
+    for _ in range(1200):
+        if table["status"] == "ready":
+            break
+        time.sleep(0.05)
+        table = client.get("/api/progress", params={"job": table["job"]}).json()
+    assert table["status"] == "ready"
+    sheet = {"rules": rules, "players": ["Ann", "Bob", "Cy"], "entries": []}
+    assert client.post("/api/advice", json={**sheet, "roll": "15332"}).status_code == 200
+    again = client.post("/api/prepare", json={"rules": rules, "count": 3})
+    assert again.json()["table"] == {"status": "ready"}
+    bad = client.post("/api/prepare", json={"rules": rules, "count": 9})
+    assert bad.status_code == 400 and bad.json()["field"] == "count"
+
+
+def test_review_of_a_sheet_is_the_review_of_its_log(client: TestClient, tmp_path: Path) -> None:
+    """POST /api/review judges the questions asked during a sheet's game as `cinqmille review` judges its log (the
+    download carries the questions, and a replay gives them back)."""
+    from cinqmille.review import review_log
+
+    sheet = {"rules": TINY, "players": ["Ann", "Bob"],
+             "entries": [{"kind": "bank", "points": 300}, {"kind": "bust"}, {"kind": "bank", "points": 200}],
+             "questions": [{"entry": 0, "turn": 0, "roll": "15332"}, {"entry": 0, "turn": 100, "roll": "1124"},
+                           {"entry": 1, "turn": 200, "dice": 2}, {"entry": 1, "turn": 200, "roll": "26"}]}
+    ask(client, {"rules": TINY, "players": sheet["players"], "entries": [], "roll": "15332"})  # the table solved
+    answer = client.post("/api/review", json=sheet)
+    assert answer.status_code == 200, answer.json()
+    review = answer.json()
+    log = client.post("/api/log", json=sheet).json()
+    assert log["questions"] == sheet["questions"]
+    assert review == json.loads(json.dumps(review_log(log).as_dict()))
+    assert review["decisions"] and review["winner"] == 0 and len(review["costliest_words"]) <= 3
+    assert client.post("/api/replay", json=log).json()["questions"] == sheet["questions"]
+    bad = client.post("/api/review", json={**sheet, "questions": [{"entry": 0, "turn": 100}]})
+    assert bad.status_code == 400 and bad.json()["field"] == "questions" and "'dice' or 'roll'" in bad.json()["error"]

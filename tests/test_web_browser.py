@@ -516,3 +516,54 @@ def test_asking_and_banking_need_no_scrolling_on_a_phone(server: str, browser: w
         assert text(d, "advice-out") == ""  # the answer was the last turn's
     finally:
         as_phone(d, False)
+
+
+def test_the_page_reviews_the_game_from_the_questions_asked(server: str, browser: webdriver.Chrome, downloads: Path,
+                                                          tiny_rules_file: Path) -> None:
+    """The questions asked of the advice are kept with the game; once it is over the page shows its review (the
+    chance lost by each player, the costliest decisions in words), the very review of `cinqmille review` on the
+    downloaded log, which carries the questions."""
+    from cinqmille.review import review_log
+
+    d = browser
+    fresh_page(d, server)
+    wait(d, lambda d: d.find_element(By.ID, "setup").is_displayed())
+    d.find_element(By.ID, "rules-file").send_keys(str(tiny_rules_file))
+    wait_text(d, "rules-info", "Using the rules file 'tiny'")
+    d.find_element(By.ID, "start").click()
+    wait(d, lambda d: d.find_element(By.ID, "game").is_displayed())
+
+    def ask(turn: str, dice: str, roll: str) -> None:
+        for field, value in (("turn", turn), ("dice", dice), ("roll", roll)):
+            d.find_element(By.ID, field).clear()
+            if value:
+                d.find_element(By.ID, field).send_keys(value)
+        d.find_element(By.ID, "advise").click()
+        wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#options tr.best") and roll in json.dumps(
+            d.execute_script("return JSON.parse(localStorage.getItem('cinqmille.sheet.v1')).questions")))
+
+    ask("0", "", "15332")  # Player 1 keeps the 1 and rolls 4 dice ...
+    ask("100", "", "1124")  # ... keeps 1-1 and banks 300
+    enter_bank(d, 300)
+    settle(d, 1)
+    ask("200", "2", "")  # Player 2, 200 set aside and 2 dice: rolls on, and busts
+    d.find_element(By.ID, "bust").click()
+    settle(d, 2)
+    assert not d.find_element(By.ID, "review").is_displayed()
+    enter_bank(d, 200)
+    wait_text(d, "winner", "wins!")
+    wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#review-lost tbody tr"), timeout=60)
+    rows = [r.text for r in d.find_elements(By.CSS_SELECTOR, "#review-lost tbody tr")]
+    path = downloads / "cinqmille-sheet.json"
+    path.unlink(missing_ok=True)  # an earlier test's download
+    d.find_element(By.ID, "download").click()
+    wait(d, lambda _: path.exists() and path.stat().st_size > 0 and "questions" in path.read_text())
+    review = review_log(json.loads(path.read_text()))
+    assert len(review.decisions) >= 3
+    assert rows == [f"{name}{' (won)' if review.winner == s else ''} {100 * review.lost[s]:.2f} "
+                    f"{sum(1 for x in review.decisions if x.seat == s and x.counted > 0)} of "
+                    f"{sum(1 for x in review.decisions if x.seat == s)}" for s, name in enumerate(review.players)]
+    shown = [li.text for li in d.find_elements(By.CSS_SELECTOR, "#review-costliest li")]
+    assert shown == [w[0].upper() + w[1:] for w in review.as_dict()["costliest_words"]]
+    assert axe_violations(d) == []
+    path.unlink()

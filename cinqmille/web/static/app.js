@@ -26,7 +26,10 @@
   function load() {
     try {
       const g = JSON.parse(localStorage.getItem(KEY) || "null");
-      if (g && Array.isArray(g.players) && Array.isArray(g.entries)) return g;
+      if (g && Array.isArray(g.players) && Array.isArray(g.entries)) {
+        if (!Array.isArray(g.questions)) g.questions = [];
+        return g;
+      }
     } catch (e) { /* a damaged entry starts a new game */ }
     return null;
   }
@@ -67,6 +70,14 @@
     await showUploaded();
     if (!nameInputs().length) { addName(); addName(); }
     nameInputs()[0].focus();
+    prepare();
+  }
+
+  // Start solving the table the game will read while the names are typed (the server solves one table at a time
+  // in the background; a table at hand or already being solved is left as it is).
+  function prepare() {
+    const rules = uploaded ? {toml: uploaded.toml} : $("rules").value;
+    if (rules) api("POST", "/api/prepare", {rules, count: nameInputs().length});
   }
 
   // The ruleset's description and key rules (words of the server: cinqmille/web/card.py) into `box`.
@@ -97,7 +108,7 @@
     event.preventDefault();
     const players = nameInputs().map((i) => i.value.trim());
     const rules = uploaded ? {toml: uploaded.toml} : $("rules").value;
-    const candidate = {rules, players, entries: []};
+    const candidate = {rules, players, entries: [], questions: []};
     const {status, data} = await api("POST", "/api/sheet", candidate);
     if (status !== 200) { $("setup-error").textContent = data.error; return; }
     game = candidate;
@@ -115,6 +126,7 @@
     if (s.status !== 200) {  // a stored game that the rules refuse now: keep what they accept
       if (s.status !== 422 || !game.entries.length) { game = null; save(); $("setup-error").textContent = s.data.error; return showSetup(); }
       game.entries = game.entries.slice(0, s.data.entry || 0);
+      game.questions = game.questions.filter((q) => q.entry <= game.entries.length);
       save();
       return openGame();
     }
@@ -237,6 +249,68 @@
       turns.appendChild(li);
     }
     $("turns").parentElement.querySelector("summary").textContent = "Turns (" + data.turns.length + ")";
+    if (over) showReview(); else { $("review").hidden = true; reviewed = null; }
+  }
+
+  // -- the review of a finished game (cinqmille review: the questions asked of the advice, judged) ------------------
+  let reviewed = null;  // the game (its entries and questions) whose review is shown
+
+  async function showReview() {
+    const key = JSON.stringify([game.entries, game.questions]);
+    if (reviewed === key) return;
+    reviewed = key;
+    $("review").hidden = false;
+    $("review-out").innerHTML = "";
+    $("review-note").textContent = "…";
+    for (let tries = 0; tries < 3000; tries++) {
+      const {status, data} = await api("POST", "/api/review", game);
+      if (status === 200) { renderReview(data); return; }
+      if (status !== 202) { $("review-note").textContent = data.error; return; }
+      if (!(await waitFor(data.job, "review-note"))) return;
+      $("progress").hidden = true;
+    }
+  }
+
+  function renderReview(r) {
+    const out = $("review-out");
+    out.innerHTML = "";
+    if (r.note) { $("review-note").textContent = "Nothing to review: " + r.note + "."; return; }
+    $("review-note").textContent = r.decisions.length + (r.decisions.length === 1 ? " decision" : " decisions") +
+      " asked of the advice during the game, each judged against the best move" +
+      (r.figures.includes("estimated") ? " (the chances estimated by playing the game out: a loss within " +
+        (100 * r.margin).toFixed(1) + " points is not counted)" : "") + ".";
+    const table = document.createElement("table");
+    table.id = "review-lost";
+    const caption = document.createElement("caption");
+    caption.textContent = "Chance to win lost by each player";
+    table.appendChild(caption);
+    const head = table.createTHead().insertRow();
+    for (const h of ["player", "points lost", "decisions"]) {
+      const th = document.createElement("th");
+      th.scope = "col";
+      th.textContent = h;
+      head.appendChild(th);
+    }
+    const body = table.createTBody();
+    r.players.forEach((name, seat) => {
+      const row = body.insertRow();
+      const mine = r.decisions.filter((d) => d.seat === seat);
+      row.insertCell().textContent = name + (r.winner === seat ? " (won)" : "");
+      row.insertCell().textContent = (100 * r.lost[seat]).toFixed(2);
+      row.insertCell().textContent = mine.filter((d) => d.counted > 0).length + " of " + mine.length;
+    });
+    out.appendChild(table);
+    const h = document.createElement("h4");
+    h.textContent = r.costliest_words.length ? "The costliest decisions" : "No decision lost any chance";
+    out.appendChild(h);
+    const list = document.createElement("ol");
+    list.id = "review-costliest";
+    for (const words of r.costliest_words) {
+      const li = document.createElement("li");
+      li.textContent = words.charAt(0).toUpperCase() + words.slice(1);
+      list.appendChild(li);
+    }
+    out.appendChild(list);
   }
 
   async function enter(entry) {
@@ -274,6 +348,7 @@
   async function undo() {
     if (!game.entries.length) return;
     game.entries.pop();
+    game.questions = game.questions.filter((q) => q.entry <= game.entries.length);
     save();
     const {data} = await api("POST", "/api/sheet", game);
     $("refusal").textContent = "";
@@ -301,7 +376,7 @@
     try { log = JSON.parse(await file.text()); } catch (e) { $("setup-error").textContent = "not a JSON file"; return; }
     const {status, data} = await api("POST", "/api/replay", log);
     if (status !== 200) { $("setup-error").textContent = data.error; return; }
-    game = {rules: data.rules, players: data.players, entries: data.entries};
+    game = {rules: data.rules, players: data.players, entries: data.entries, questions: data.questions || []};
     save();
     await openGame();
   }
@@ -554,6 +629,8 @@
       if (status === 200) {
         $("progress").hidden = true;
         $("advice-note").textContent = "";
+        remember({entry: game.entries.length, turn: body.turn || 0, dice: body.dice === undefined ? null : body.dice,
+                  roll: body.roll === undefined ? null : body.roll});
         renderAdvice(data);
         bringIntoView($("sentence"), $("bank-advised") || $("sentence"));
         followKeep(data);
@@ -565,16 +642,24 @@
     }
   }
 
-  async function waitFor(job) {
+  // The questions asked of the advice, kept with the game for its review (a question asked twice is kept once).
+  function remember(q) {
+    const last = game.questions[game.questions.length - 1];
+    if (last && JSON.stringify(last) === JSON.stringify(q)) return;
+    game.questions.push(q);
+    save();
+  }
+
+  async function waitFor(job, note = "advice-note") {
     const bar = $("progress");
     bar.hidden = false;
     for (;;) {
       const {status, data} = await api("GET", "/api/progress?job=" + encodeURIComponent(job));
-      if (status !== 200) { $("advice-note").textContent = data.error; bar.hidden = true; return false; }
+      if (status !== 200) { $(note).textContent = data.error; bar.hidden = true; return false; }
       bar.value = data.progress;
-      $("advice-note").textContent = "Solving '" + data.rules + "' (first use, cached afterwards): " +
+      $(note).textContent = "Solving '" + data.rules + "' (first use, cached afterwards): " +
         Math.round(100 * data.progress) + " %";
-      if (data.status === "error") { $("advice-note").textContent = data.error; bar.hidden = true; return false; }
+      if (data.status === "error") { $(note).textContent = data.error; bar.hidden = true; return false; }
       if (data.status === "ready") return true;
       await new Promise((resolve) => setTimeout(resolve, 300));
     }
@@ -583,9 +668,13 @@
   // -- wiring ----------------------------------------------------------------------------------
   document.addEventListener("DOMContentLoaded", async () => {
     $("setup-form").addEventListener("submit", startGame);
-    $("add-player").addEventListener("click", () => addName());
-    $("remove-player").addEventListener("click", () => { const i = nameInputs(); if (i.length > 2) i[i.length - 1].remove(); });
-    $("rules").addEventListener("change", () => { uploaded = null; $("rules-file").value = ""; showUploaded(); });
+    $("add-player").addEventListener("click", () => { addName(); prepare(); });
+    $("remove-player").addEventListener("click", () => {
+      const i = nameInputs();
+      if (i.length > 2) i[i.length - 1].remove();
+      prepare();
+    });
+    $("rules").addEventListener("change", () => { uploaded = null; $("rules-file").value = ""; showUploaded(); prepare(); });
     for (const id of ["turn", "dice", "roll"]) $(id).addEventListener("change", () => { if (game) saveAdviceFields(); });
     $("rules-file").addEventListener("change", async (event) => {
       const file = event.target.files[0];
@@ -595,6 +684,7 @@
       if (status !== 200) { $("setup-error").textContent = data.error; uploaded = null; }
       else { $("setup-error").textContent = ""; uploaded = {toml, name: data.name}; }
       showUploaded();
+      prepare();
     });
     $("load-log").addEventListener("change", loadLog);
     $("entry-form").addEventListener("submit", bank);
