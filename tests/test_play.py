@@ -317,3 +317,43 @@ def test_one_die_in_hand_is_one_die() -> None:
     console = Scripted(["1111", "b"])
     play_text(rules, ["human", "bot"], console, dice=ScriptedDice(["11113"]), result_provider=lambda: result)
     assert any(prompt.startswith("Turn 1100, 1 die in hand:") for prompt in console.asked), console.asked
+
+
+def test_play_offers_the_review_at_the_end(tiny_rules_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """After a game with a person at the table, `play` asks whether to show the review: 'y' shows `cinqmille
+    review`'s text of that game, anything else nothing; piped games (Enter) end as before."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from cinqmille.cli.play_cmd import offer_review
+    from cinqmille.cli.review_cmd import review_text
+    from cinqmille.engine import play_game
+    from cinqmille.policies import parse_policy
+    from cinqmille.review import game_log, review_log
+    from cinqmille.rules import load_rules
+
+    rules = load_rules(str(tiny_rules_file))
+    seats = ["threshold:150", "optimal"]
+    played = play_game(rules, [parse_policy(s, rules) for s in seats], rng=np.random.default_rng(3))
+    game = SimpleNamespace(rules=rules, initial=played.initial, events=played.events)
+    asked: list[str] = []
+
+    class Console:
+        def __init__(self, answer: str) -> None:
+            self.answer = answer
+
+        def ask(self, prompt: str) -> str:
+            asked.append(prompt)
+            return self.answer
+
+    offer_review(Console("y"), game, seats)  # type: ignore[arg-type]
+    shown = capsys.readouterr().out.splitlines()
+    from cinqmille.play import seat_names
+
+    want = review_text(review_log(game_log(rules, seat_names(seats), played.initial, played.events)))
+    assert shown == want and "The costliest decisions:" in shown and asked[0].startswith("Review the game")
+    offer_review(Console(""), game, seats)  # type: ignore[arg-type]
+    assert capsys.readouterr().out == ""
+    code, out, _ = run("--rules", str(tiny_rules_file), "--seed", "1", text="\n" * 3000)
+    assert code == 0 and "Review the game (the chance each decision cost)? [y/N]" in out

@@ -56,11 +56,35 @@ def command(rules_spec: str, players: str, seed: int | None, verbose: bool, log_
     seats = parse_players(players, rules, humans=True)
     if log_file is not None:
         check_target(Path(log_file), links=False)  # refused before the game, not after it
-    winner = play_text(rules, seats, TerminalConsole(), rng=np.random.default_rng(seed),
+    console = TerminalConsole()
+
+    def finish(game: "Game") -> None:
+        if log_file is not None:
+            write_game(log_file, game, seats)
+        if "human" in seats:
+            offer_review(console, game, seats)
+
+    winner = play_text(rules, seats, console, rng=np.random.default_rng(seed),
               result_provider=lambda: load_win_table(rules, solved_players(len(seats), rules)), verbose=verbose,
-              on_end=None if log_file is None else lambda game: write_game(log_file, game, seats))
+              on_end=finish)
     if log_file is not None and winner is None:
         click.echo(f"No game log written to {log_file}: the game did not finish.")
+
+
+def offer_review(console: TerminalConsole, game: "Game", seats: Sequence[str]) -> None:
+    """After a game with a human player: offer its review (`cinqmille review`'s), shown on 'y'."""
+    from ..play import seat_names
+    from ..review import game_log, review_log
+    from .review_cmd import review_text
+
+    try:
+        answer = console.ask("Review the game (the chance each decision cost)? [y/N] ")
+    except EOFError:
+        return
+    if answer.strip().lower() in ("y", "yes"):
+        review = review_log(game_log(game.rules, seat_names(seats), game.initial, game.events))
+        for line in review_text(review):
+            click.echo(line)
 
 
 def write_game(path: str, game: "Game", seats: Sequence[str]) -> None:
