@@ -419,7 +419,7 @@ class Question:
         """A question of a sheet log or the page (every field checked; `ReviewError` with one line)."""
         if not isinstance(data, Mapping):
             raise ReviewError("questions: each question must be an object")
-        entry, turn, dice, roll = data.get("entry"), data.get("turn", 0), data.get("dice"), data.get("roll")
+        entry, turn, dice, roll = data.get("entry"), data.get("turn") or 0, data.get("dice"), data.get("roll")
         if not _whole(entry, 0, entries):
             raise ReviewError(f"questions: 'entry' must be a whole number from 0 to {entries}")
         if not _whole(turn, 0):
@@ -437,7 +437,7 @@ class Question:
                 raise ReviewError(str(exc).splitlines()[0]) from None
         if roll is None and dice is None and turn:
             raise ReviewError("questions: a question with points set aside gives 'dice' or 'roll'")
-        return cls(entry, turn, dice, rolled)
+        return cls(int(cast(int, entry)), int(turn), dice, rolled)
 
     def hand(self, rules: Rules) -> int:
         """Dice in hand (the faces rolled, or all the dice when not given)."""

@@ -386,3 +386,26 @@ def test_review_of_a_sheet_is_the_review_of_its_log(client: TestClient, tmp_path
     assert client.post("/api/replay", json=log).json()["questions"] == sheet["questions"]
     bad = client.post("/api/review", json={**sheet, "questions": [{"entry": 0, "turn": 100}]})
     assert bad.status_code == 400 and bad.json()["field"] == "questions" and "'dice' or 'roll'" in bad.json()["error"]
+
+
+def test_a_game_of_three_waiting_for_its_table_gets_the_two_player_move_without_a_chance(client: TestClient) -> None:
+    """While the three-player table is solved, the advice's 202 carries the two-player table's move against the
+    opponent who threatens most (the solver's reduction), and no chance; the answer that follows is the table's."""
+    from cinqmille.advice import advise
+    from cinqmille.position import Position
+    from cinqmille.review import choice_words
+    from cinqmille.rules.loading import rules_from_text
+    from cinqmille.solver import solve
+
+    toml = 'name = "interim"\ngoal = 550\nopening = 150\n'
+    rules = {"toml": toml}
+    ask(client, {"rules": rules, "me": 0, "opp": 0, "roll": "15332"})  # the two-player table at hand
+    sheet = {"rules": rules, "players": ["Ann", "Bob", "Cy"],
+             "entries": [{"kind": "bank", "points": 200}, {"kind": "bank", "points": 350}]}
+    first = client.post("/api/advice", json={**sheet, "roll": "15332"})
+    assert first.status_code == 202
+    interim = first.json()["interim"]
+    best = advise(solve(rules_from_text(toml, "interim"), "win"), Position(0, 350), "15332").best
+    assert best is not None and interim["move"] == choice_words(best)  # Cy at 0 against Bob (350), who leads
+    assert "No chance is shown" in interim["text"] and "%" not in interim["text"]
+    assert ask(client, {**sheet, "roll": "15332"})["figure"]["table"] == 3

@@ -16,6 +16,7 @@ heavy request does not hold up the others.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import re
 from collections.abc import AsyncIterator, Callable
@@ -37,6 +38,7 @@ from ..json_values import finite
 from ..position import Position, PositionError
 from ..rules import Rules, load_rules, preset_descriptions, to_dict, to_toml
 from ..rules.loading import PRESET_NAMES, RulesError
+from ..words import number_word, table_words, threat_words
 from .access import Access, Guard
 from .bodies import ApiError, checked, parse_json, position_of, read_body, rules_of
 from .card import key_rules
@@ -197,8 +199,34 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
             pos, roll = position_of(data, rules)
         table = table_for(rules, 2 if pos.others is None else len(pos.others) + 1)
         if isinstance(table, Job):
-            return Json({**table.as_dict(), "rules": rules.name}, status_code=202)  # the name asked, not the first
+            waiting = {**table.as_dict(), "rules": rules.name}  # the name asked, not the first
+            if pos.others is not None:
+                waiting["interim"] = interim(rules, pos, roll, len(pos.others) + 1)
+            return Json(waiting, status_code=202)
         return Json(advise(table, pos, roll).as_dict())
+
+    def interim(rules: Rules, pos: Position, roll: tuple[int, ...] | None, players: int) -> dict[str, Any] | None:
+        """While a game of three or more waits for its table: the two-player table's move against the opponent
+        who threatens most (`n_player.leading`, the solver's reduction), when that table is at hand; no chance
+        (it would be the two-player game's, not this game's)."""
+        from ..advice import advise
+        from ..review import choice_words
+        from ..solver.n_player import leading
+
+        assert pos.others is not None
+        try:
+            small = store.get(rules, 2)
+        except QueueFull:
+            return None
+        if isinstance(small, Job):
+            return None
+        answer = advise(small, dataclasses.replace(pos, opp=leading(pos.others, 1)[0], others=None), roll)
+        move = None if answer.best is None else choice_words(answer.best)
+        return {"move": move, "table": 2, "players": players,
+                "text": ("No scoring die: the turn is lost." if move is None else
+                         f"Meanwhile, the move of {table_words(2)} against {threat_words(1)}: {move}. No chance is "
+                         f"shown until this game's table is solved: the two-player game's would not be this "
+                         f"game's of {number_word(players)}.")}
 
     def endpoint(answer: Callable[[dict[str, Any]], Response]) -> Callable[[Request], Any]:
         def parse_and_answer(method: str, path: str, body: bytes) -> Response:

@@ -638,8 +638,19 @@
         return;
       }
       if (status !== 202) { $("progress").hidden = true; $("advice-note").textContent = data.error; $("advice-out").innerHTML = ""; return; }
+      showInterim(data.interim);
       if (!(await waitFor(data.job))) return;
     }
+  }
+
+  // While the table of a game of three or more is solved: the two-player table's move, without a chance.
+  function showInterim(interim) {
+    if (!interim) return;
+    const p = document.createElement("p");
+    p.id = "interim";
+    p.className = "estimate figure-none";
+    p.textContent = interim.text;
+    $("advice-out").replaceChildren(p);
   }
 
   // The questions asked of the advice, kept with the game for its review (a question asked twice is kept once).
