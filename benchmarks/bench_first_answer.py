@@ -11,8 +11,10 @@ tables are new, as on a machine that has run cinqmille before), and plays the se
   first roll takes `--think` seconds, then the first question (`POST /api/advice`, polled while 202);
 - *at start*: the same without `/api/prepare` (the solve starts with the game, as before issue 33).
 
-Printed: the seconds from the question to its answer, and from the start of the game. The machine's load
-(`os.getloadavg`) is printed too: the figures scale with it.
+Printed: the seconds from the question to the first move shown (the two-player table's move, without a
+chance, while the three-player table is solved: the 202's `interim`) and to the full answer (the game's own
+chances), and from the start of the game. The machine's load (`os.getloadavg`) is printed too: the figures
+scale with it.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from starlette.testclient import TestClient
 from cinqmille.web.app import create_app
 
 
-def run(rules: str, typing: float, think: float, ahead: bool, kernel: Path | None) -> tuple[float, float]:
+def run(rules: str, typing: float, think: float, ahead: bool, kernel: Path | None) -> tuple[float, float, float]:
     with tempfile.TemporaryDirectory(prefix="cinqmille-first-") as folder:
         if kernel is not None and kernel.is_dir():
             shutil.copytree(kernel, Path(folder) / "numba")
@@ -44,15 +46,18 @@ def run(rules: str, typing: float, think: float, ahead: bool, kernel: Path | Non
         assert client.post("/api/sheet", json=sheet).status_code == 200
         time.sleep(think)
         asked = time.perf_counter()
+        moved = None
         while True:
             answer = client.post("/api/advice", json={**sheet, "roll": "15332"})
             if answer.status_code == 200:
                 break
             assert answer.status_code == 202, answer.json()
+            if moved is None and answer.json().get("interim"):
+                moved = time.perf_counter()
             time.sleep(0.2)
         done = time.perf_counter()
         client.close()
-        return done - asked, done - started
+        return (done if moved is None else moved) - asked, done - asked, done - started
 
 
 def main() -> None:
@@ -65,10 +70,10 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.1f}; names typed in {args.typing:.0f} s, first question "
           f"{args.think:.0f} s after the start")
     for ahead in (True, False):
-        wait, since = run(args.rules, args.typing, args.think, ahead, args.kernel)
+        first, wait, since = run(args.rules, args.typing, args.think, ahead, args.kernel)
         label = "solved ahead (setup)" if ahead else "solved at the start"
-        print(f"  {label:<22} answer {wait:6.1f} s after the question, {since:6.1f} s after the start "
-              f"(load {os.getloadavg()[0]:.1f})")
+        print(f"  {label:<22} first move {first:6.1f} s after the question; full answer {wait:6.1f} s after it, "
+              f"{since:6.1f} s after the start (load {os.getloadavg()[0]:.1f})")
 
 
 if __name__ == "__main__":

@@ -74,10 +74,18 @@
   }
 
   // Start solving the table the game will read while the names are typed (the server solves one table at a time
-  // in the background; a table at hand or already being solved is left as it is).
+  // in the background; a table at hand or already being solved is left as it is). Asked once the choice has
+  // rested for PREPARE_AFTER ms, so that the rules and counts passed through on the way are not solved.
+  const PREPARE_AFTER = 1500;
+  let prepareTimer = null;
+
   function prepare() {
-    const rules = uploaded ? {toml: uploaded.toml} : $("rules").value;
-    if (rules) api("POST", "/api/prepare", {rules, count: nameInputs().length});
+    clearTimeout(prepareTimer);
+    prepareTimer = setTimeout(() => {
+      prepareTimer = null;
+      const rules = uploaded ? {toml: uploaded.toml} : $("rules").value;
+      if (rules && !$("setup").hidden) api("POST", "/api/prepare", {rules, count: nameInputs().length});
+    }, PREPARE_AFTER);
   }
 
   // The ruleset's description and key rules (words of the server: cinqmille/web/card.py) into `box`.
@@ -106,6 +114,7 @@
 
   async function startGame(event) {
     event.preventDefault();
+    clearTimeout(prepareTimer);  // the game's own request starts its table
     const players = nameInputs().map((i) => i.value.trim());
     const rules = uploaded ? {toml: uploaded.toml} : $("rules").value;
     const candidate = {rules, players, entries: [], questions: []};
