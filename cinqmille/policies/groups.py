@@ -47,6 +47,10 @@ from ..solver.policy import PolicyTable, differs, sample_groups
 FORMAT = 1
 #: Largest difference between a group's stored turn starts and the solved chances.
 START_TOL = 1e-9
+#: Largest metadata record read (bytes: a checksum per group, about 70 bytes each).
+MAX_META_BYTES = 20_000_000
+#: Largest table the advise command writes a groups file for (turn states; `standard` has 1.7 million).
+MAX_STATES = 12_000_000
 
 __all__ = ["GroupTable", "groups_path", "grouped", "write_groups"]
 
@@ -84,7 +88,7 @@ def _sum(block: np.ndarray) -> str:
 def write_groups(result: Any) -> Path:
     """Build the complete policy table of the solved two-player `win` result and write its groups file
     (atomically; vouched for, as the solver's own tables are). Returns the path."""
-    table = PolicyTable.of(result).complete()
+    table = result.policy.complete()  # the groups an advice computed already are kept
     path = groups_path(result.rules)
     blocks = {f"g{g}": _columns(table, _cells(table, g)[1]) for g in range(len(table._done))}
     sums = [_sum(blocks[f"g{g}"]) for g in range(len(blocks))]
@@ -180,8 +184,11 @@ class GroupTable(PolicyTable):
 
 def _meta(path: Path) -> dict[str, Any]:
     """The metadata of a groups file, checked against the identity expected of it."""
-    with zipfile.ZipFile(path) as archive, archive.open("meta.npy") as handle:
-        text = str(np.lib.format.read_array(handle, allow_pickle=False))
+    with zipfile.ZipFile(path) as archive:
+        if archive.getinfo("meta.npy").file_size > MAX_META_BYTES:
+            raise cache.CorruptTable(f"{path}: a metadata record larger than a groups file's")
+        with archive.open("meta.npy") as handle:
+            text = str(np.lib.format.read_array(handle, allow_pickle=False))
     meta = json.loads(text)
     if not isinstance(meta, dict) or meta.get("format") != FORMAT or not isinstance(meta.get("groups"), list):
         raise cache.CorruptTable(f"{path}: not a groups file of format {FORMAT}")
@@ -221,9 +228,12 @@ def grouped(result: Any) -> bool:
 
 
 def ensure_groups(result: Any) -> Path | None:
-    """The groups file of `result` (two players, `win`), written if the cache has none; None where it cannot be
-    written (the cache directory is read-only: the advice then computes its groups)."""
+    """The groups file of `result` (two players, `win`), written if the cache has none; None where it is not
+    written (a table of more than `MAX_STATES` turn states, or a read-only cache directory: the advice then
+    computes its groups)."""
     if result.objective != "win" or result.players != 2:
+        return None
+    if int((result.policy.cap + 2).sum()) * result.rules.dice > MAX_STATES:
         return None
     path = groups_path(result.rules)
     if cache.cache_file(path):
