@@ -44,7 +44,7 @@ from .bodies import ApiError, checked, parse_json, position_of, read_body, rules
 from .card import key_rules
 from .lan import qr_svg
 from .openapi import openapi
-from .tables import Job, QueueFull, Tables
+from .tables import Job, QueueFull, Tables, table_key
 
 if TYPE_CHECKING:
     from ..engine.sheet import SheetState
@@ -137,7 +137,13 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
         """The table a game of `players` reads (`api.table_players`): at hand, or the job that solves it."""
         from ..solver.api import table_players
 
-        return store.get(rules, 2 if players == 2 else table_players(rules, players))
+        if players == 2:
+            return store.get(rules, 2)
+        read = table_players(rules, players)
+        if store.job(table_key(rules, read)) is None:  # first asked: the two-player table first (a few seconds),
+            with contextlib.suppress(QueueFull):  # whose move the game is shown while its own table is solved
+                store.get(rules, 2)
+        return store.get(rules, read)
 
     def sheet_answer(data: dict[str, Any]) -> Response:
         rules = rules_of(data)
