@@ -70,7 +70,6 @@
     await showUploaded();
     if (!nameInputs().length) { addName(); addName(); }
     nameInputs()[0].focus();
-    prepare();
   }
 
   // Start solving the table the game will read while the names are typed (the server solves one table at a time
