@@ -24,6 +24,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("advise_cmd", "advise"),
     ("dist_cmd", "dist"),
     ("card_cmd", "card"),
+    ("match_cmd", "match"),
     ("export_cmd", "export"),
     ("play_cmd", "play"),
     ("review_cmd", "review"),

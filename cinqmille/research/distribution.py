@@ -343,15 +343,23 @@ def dist_report(rules: Rules, position: Position, objective: str = "win", turns:
 
 
 # -- a policy against another: the exact chances of the two-player game -----------------------------------
+def check_chain_rules(rules: Rules) -> None:
+    """Raise unless the game of `rules` is a chain over score pairs for two players: no last round, take-over
+    or counted scoreless turns (before any solve)."""
+    from ..solver.turns import counted
+
+    if rules.last_round or counted(rules) or rules.take_over:
+        raise CinqmilleError(f"the game as a chain over score pairs needs two players without last_round, take_over "
+                             f"or a counted zero_turns; '{rules.name}' has one of them")
+
+
 def check_chain(result: "SolveResult") -> None:
     """Raise unless the game is a chain over score pairs: two players, no last round, take-over or counted
     scoreless turns (the exact evaluation of a policy needs it)."""
-    from ..solver.turns import counted
-
-    rules = result.rules
-    if result.players != 2 or result.seats != 1 or counted(rules) or rules.take_over:
+    check_chain_rules(result.rules)
+    if result.players != 2 or result.seats != 1:
         raise CinqmilleError(f"the game as a chain over score pairs needs two players without last_round, take_over "
-                             f"or a counted zero_turns; '{rules.name}' has one of them")
+                             f"or a counted zero_turns; '{result.rules.name}' has one of them")
 
 
 @dataclass(frozen=True, eq=False)
@@ -464,3 +472,16 @@ class GameChain:
                 p, q = turn.gains[i, j, 0], self.turns[k2].gains[j, i, 0]
                 v[k, i, j] = (c[k, i, j] + p * (1.0 - c[k2, j, i] - q)) / (1.0 - p * q)
         return v[:, :, :s]
+
+
+def duel(result: "SolveResult", first: PairTurns, second: PairTurns) -> tuple[float, float]:
+    """The exact chances of the player whose turns are `first` against the one whose turns are `second`, from
+    0 to 0: (when he moves first, when the other does), by the chain over score pairs (`GameChain`)."""
+    check_chain(result)
+    rules = result.rules
+    if any(rules.starts(2)):
+        raise CinqmilleError("the evaluation starts the game at 0 to 0; this ruleset gives starting scores")
+    policy = result.policy
+    v = GameChain.of(rules, policy.scores, (first, second)).win_chances()
+    zero = int(policy.index[0])
+    return float(v[0, zero, zero]), float(1.0 - v[1, zero, zero])
