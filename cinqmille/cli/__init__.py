@@ -25,6 +25,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("dist_cmd", "dist"),
     ("card_cmd", "card"),
     ("match_cmd", "match"),
+    ("ablate_cmd", "ablate"),
     ("export_cmd", "export"),
     ("play_cmd", "play"),
     ("review_cmd", "review"),
