@@ -154,3 +154,35 @@ def test_one_player_section_reads_the_one_player_solves() -> None:
     line = next(x for x in text.splitlines() if x.startswith("| standard |"))
     assert line == (f"| standard | 50.00% | {expected['expected_turn_opened']:.1f} | "
                     f"{expected['expected_turn_not_opened']:.1f} | {race['race_turns_from_zero']:.2f} |")
+
+
+def test_compare_is_exact_where_the_game_is_a_chain() -> None:
+    """Where the game is a chain over score pairs, the matchups, the scan and the game's length are the exact
+    ones (`match`, `game_length`: no games, no ±); the best T is the best of the grid."""
+    from cinqmille.research.distribution import game_length
+    from cinqmille.research.match import match
+
+    row = compare_ruleset(TINY, CompareConfig(("tiny",), games=2_000, thresholds=(200, 300), seed=1))
+    assert row.turns_exact and row.optimal_vs_expected.exact and row.optimal_vs_expected.text() == \
+        f"{100 * row.optimal_vs_expected.rate:.2f}%"
+    assert row.optimal_vs_expected.rate == match(TINY, "optimal", "expected").chance
+    assert row.optimal_vs_cautious.rate == match(TINY, "optimal", "cautious").chance
+    scan = dict(row.threshold_scan)
+    assert scan == {t: match(TINY, "optimal", f"threshold:{t}").chance for t in (200, 300)}
+    assert row.best_threshold == min(scan, key=lambda t: scan[t])
+    assert row.mean_turns == game_length(solve(TINY, "win")).mean
+
+
+def test_compare_with_a_last_round_plays_as_many_games_as_the_margin_asks() -> None:
+    """A last round is not a chain: the matchups go through the referee with `games_for_margin(margin)` games,
+    whose 95% interval is then at most the margin either side; the game length is marked simulated."""
+    from cinqmille.research.compare import games_for_margin, table_rows
+
+    assert games_for_margin(0.5) == 38_416 and CompareConfig(("x",)).referee == 38_416
+    last = rules_from_dict({"name": "last600", "goal": 600, "opening": 150, "last_round": True})
+    config = CompareConfig(("last600",), thresholds=(200,), seed=3, margin=5.0)
+    row = compare_ruleset(last, config)
+    assert row.engine == "referee" and not row.turns_exact
+    assert row.optimal_vs_expected.games == games_for_margin(5.0) // 2 * 2
+    assert row.optimal_vs_expected.half_width <= 0.05
+    assert "(simulated)" in table_rows([row])[1][3]

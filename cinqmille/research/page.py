@@ -394,17 +394,20 @@ def markdown(rows: Sequence[RulesetComparison], config: CompareConfig, figures: 
     out += [
         "## Two players",
         "",
-        f"Seed {config.seed}; {config.games:,} games per matchup with the vectorised simulator, "
-        f"{config.referee_games:,} through the referee (rulesets the solver does not treat exactly); "
-        f"{PLUS_MINUS}.",
+        f"Seed {config.seed}; where the game is a chain over score pairs (two players, solved exactly, no last "
+        f"round), the matchups, the threshold scan and the game's length are exact (`cinqmille match`, "
+        f"`dist --turns`); elsewhere {config.games:,} games per matchup with the vectorised simulator, "
+        f"{config.referee:,} through the referee (a 95% interval of at most ±{config.margin:g} points); the "
+        f"simulated first player, bust rate and banked turn are always simulated; {PLUS_MINUS}.",
         "",
         "- *first player*: the chance that the first player wins when both play optimally: solved (exact,",
         "  or of the solver's relaxation when marked) and simulated (optimal against optimal).",
-        "- *turns*: game length in turns of both players; *bust rate*: share of turns that end in a bust;",
+        "- *turns*: game length in turns of both players (exact unless marked simulated); *bust rate*: share of",
+        "  turns that end in a bust;",
         "  *banked turn*: mean points of a banked turn (optimal against optimal).",
         "- *optimal vs X*: the optimal player's win rate against X, half of the games in each seat.",
         f"  *best T*: the `threshold:T` of {{{', '.join(map(str, config.thresholds))}}} that does best against",
-        "  optimal (found on a smaller run, then played again with a fresh seed).",
+        "  optimal (exactly; or, simulated, found on a smaller run, then played again with a fresh seed).",
         "",
     ]
     out += _table(table_rows(rows))
@@ -418,7 +421,7 @@ def markdown(rows: Sequence[RulesetComparison], config: CompareConfig, figures: 
                    "the relaxation assumes:")
         out.extend(f"- {a}" for a in r.assumptions)
     out.append("")
-    out.append("Threshold scan (optimal's win rate against `threshold:T`, smaller run):")
+    out.append("Threshold scan (optimal's win rate against `threshold:T`; exact, or simulated on a smaller run):")
     out.append("")
     ts = sorted({t for r in rows for t, _ in r.threshold_scan})
     out.append("| ruleset | " + " | ".join(f"T={t}" for t in ts) + " |")
