@@ -74,6 +74,9 @@ def test_compare_command_writes_figures_and_page(tmp_path, tiny_rules_file) -> N
     text = page.read_text()
     assert "cinqmille compare --markdown docs/variants.md" in text
     assert "| tiny |" in text and "](figures/tiny-bank-regions.png)" in text
+    for heading in ("## Fair head starts", "## A strategy card", "## One rule changed at a time"):  # every section
+        assert heading in text and text.index(heading) < text.index("## Figures")
+    assert "| end = \"exact\" |" in text
 
 
 def test_compare_rejects_bad_input(tiny_rules_file) -> None:
@@ -186,3 +189,20 @@ def test_compare_with_a_last_round_plays_as_many_games_as_the_margin_asks() -> N
     assert row.optimal_vs_expected.games == games_for_margin(5.0) // 2 * 2
     assert row.optimal_vs_expected.half_width <= 0.05
     assert "(simulated)" in table_rows([row])[1][3]
+
+
+def test_three_player_section_says_todays_method_and_flags_old_records() -> None:
+    """The three-player section describes today's settlement of chasing cycles (a mixed choice, averaging only
+    as a fallback); a record of an older solver that averaged is marked as such, with the command that renews it."""
+    from cinqmille.research.compare import CompareConfig
+    from cinqmille.research.page import markdown
+
+    old = ("three players: on 3 bust cycles of scores (900/900/900) the players' bank-or-roll choices chase each "
+           "other and no stationary policy exists; there the values are averaged over the iterations")
+    three = {"seats": {"standard": {"solved": True, "win": [0.3611, 0.3323, 0.3066], "exact": False,
+                                    "assumptions": [old], "seconds": 60.0, "states": 142040180,
+                                    "load_average": 1.0, "date": "2026-12-01 07:00 UTC", "solver_version": "old"}}}
+    text = markdown([_row("standard", 0.5258, 27.0, 0.6117)], CompareConfig(("standard",)), three=three)
+    assert "leaves each chasing player indifferent" in text and "falls back to averaging only" in text
+    assert "recorded by solver version old, before the chasing cycles were settled" in text
+    assert "bench_three_players.py seats standard" in text

@@ -39,7 +39,9 @@ from .simulate_cmd import MAX_GAMES, backend_options
               help="Write PNG figures of every ruleset, and one of the rulesets side by side, into this directory "
                    "(needs matplotlib).")
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the results page (e.g. docs/variants.md) with the table and the figures.")
+              help="Write the results page (e.g. docs/variants.md), every section of it: the tables, the fair "
+                   "starts, the strategy card and the ablation of the first ruleset, the presets for two to four "
+                   "players, the cost of the reduction (with standard), the figures.")
 @json_option
 @friendly_errors
 def command(rules_text: str, games: int, referee_games: int | None, margin: float, thresholds: str, seed: int,
@@ -110,8 +112,10 @@ def command(rules_text: str, games: int, referee_games: int | None, margin: floa
     if markdown_path is not None:
         from ..fair import fair_start
         from ..research.page import write_page
+        from ..research.rebuild import extra_sections
 
-        write_page(markdown_path, rows, config, figures, three, [fair_start(r) for r in rules_list])
+        write_page(markdown_path, rows, config, figures, three, [fair_start(r) for r in rules_list],
+                   extra_sections(rules_list))
     if as_json:
         emit_json({"games": games, "referee_games": config.referee, "margin": margin, "seed": seed,
                    "players": players,

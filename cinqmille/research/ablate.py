@@ -228,3 +228,15 @@ def markdown(ablation: Ablation) -> list[str]:
     out = ["| " + " | ".join(cells[0]) + " |", "|" + "|".join("---" for _ in cells[0]) + "|"]
     out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in cells[1:]]
     return out + [""] + notes(ablation)
+
+
+HEADING = "## One rule changed at a time"
+
+
+def section(ablation: Ablation) -> list[str]:
+    """The ablation as a section of docs/variants.md."""
+    return [HEADING, "",
+            f"Each row sets one key of `{ablation.base}` to another value and keeps every other key "
+            f"(`cinqmille ablate --rules {ablation.base}`); every figure is exact: the solve, the expected turn, the "
+            "race, the game's Markov chain (`dist --turns`) and the fair start (`cinqmille fair`). Computed in "
+            f"{ablation.seconds:,.0f} s.", ""] + markdown(ablation) + [""]

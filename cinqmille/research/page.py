@@ -19,6 +19,7 @@ from typing import Any
 from ..files import atomic_write
 from ..rules import Rules, load_rules, to_dict
 from ..solver.budget import MAX_STATES
+from ..solver.cache import solver_version
 from .compare import PLUS_MINUS, CompareConfig, RulesetComparison, agreement, table_rows
 
 COMMAND = "cinqmille compare --markdown docs/variants.md --plots docs/figures --jobs 2"
@@ -165,8 +166,12 @@ def three_player_section(rows: Sequence[RulesetComparison], three: dict[str, Any
                 f"`python {BENCH} seats`; the time is the solve's own, on the project's shared two-core machine "
                 "(with the load average when the figure was recorded). A preset whose solve is beyond the default "
                 "budget (`cinqmille.solver.budget`) is listed with the estimate. *not exact*: the solve states an "
-                "assumption (below): rules outside the three-player model, solved as if off, or bust cycles on "
-                "which no stationary policy exists, settled by a mixed choice (RULES.md section 8).", ""]
+                "assumption (below): rules outside the three-player model, solved as if off, or bust cycles of "
+                "scores on which the players' bank-or-roll choices chase each other and no stationary pure "
+                "policy exists. Today's solver settles each such cycle exactly by the mixed choice that leaves "
+                "each chasing player indifferent (his bank probability at the pivot, mixed-policy Bellman "
+                "residual at most 1e-12 for every seat; docs/solver.md, \"Cycles that chase\"), and falls back to "
+                "averaging only where no settlement exists, which the solve says (`n_player.chase_note`).", ""]
         cells = [["ruleset", "2 players: first", "3 players: first", "second", "third", "first seat − 1/3",
                   "solve time", "turn states"]]
         notes = []
@@ -193,8 +198,14 @@ def three_player_section(rows: Sequence[RulesetComparison], three: dict[str, Any
         dates = sorted({v["date"] for v in seats.values()})
         out += ["", f"Measured {dates[0]} to {dates[-1]}, solver version "
                     f"{', '.join(sorted({v['solver_version'] for v in seats.values()}))}."]
+        current = solver_version()
         for name, assumptions in notes:
-            out += ["", f"`{name}` (not exact) assumes:"] + [f"- {a}" for a in assumptions]
+            rec = seats[name]
+            old = rec.get("solver_version") != current and any("averaged" in a for a in assumptions)
+            out += ["", f"`{name}` (not exact) assumes" + (
+                f" (recorded by solver version {rec.get('solver_version')}, before the chasing cycles were "
+                f"settled; `python {BENCH} seats {name}` records today's solve)" if old else "") + ":"]
+            out += [f"- {a}" for a in assumptions]
         out.append("")
     for rec in three.get("check", {}).values():
         out += ["### Three optimal players, simulated", "",
@@ -376,15 +387,18 @@ def fair_presets() -> list[Any]:
 
 
 def markdown(rows: Sequence[RulesetComparison], config: CompareConfig, figures: Sequence[Path] = (),
-             page: Path | None = None, three: dict[str, Any] | None = None, fair: Sequence[Any] = ()) -> str:
-    """The Markdown text of the results page."""
+             page: Path | None = None, three: dict[str, Any] | None = None, fair: Sequence[Any] = (),
+             extra: Sequence[str] = ()) -> str:
+    """The Markdown text of the results page (`extra`: the lines of the sections of `rebuild.extra_sections`,
+    before the figures)."""
     three = three or {}
     out = [
         "# The variants of 5000 compared",
         "",
-        f"Regenerate this page (and its figures) with `{COMMAND}`; it is written",
-        "by `cinqmille.research.page` and should not be edited by hand. The three-player figures are read from",
-        f"`docs/figures/{RECORD}`, written by `python {BENCH} seats|check|reduction`.",
+        f"Regenerate this page (and its figures), every section of it, with `{COMMAND}`; it is",
+        "written by `cinqmille.research.page` and `cinqmille.research.rebuild` and should not be edited by hand.",
+        f"The three-player figures are read from `docs/figures/{RECORD}`, written by",
+        f"`python {BENCH} seats|check|reduction`.",
         "",
         "## Findings",
         "",
@@ -433,6 +447,7 @@ def markdown(rows: Sequence[RulesetComparison], config: CompareConfig, figures: 
     out += one_player_section(rows, config.rulesets)
     out += three_player_section(rows, three)
     out += fair_section(fair)
+    out += list(extra)
     if figures:
         out += ["## Figures", ""]
         base = page.parent if page is not None else Path(".")
@@ -444,10 +459,11 @@ def markdown(rows: Sequence[RulesetComparison], config: CompareConfig, figures: 
 
 
 def write_page(path: Path, rows: Sequence[RulesetComparison], config: CompareConfig,
-               figures: Sequence[Path] = (), three: dict[str, Any] | None = None, fair: Sequence[Any] = ()) -> Path:
+               figures: Sequence[Path] = (), three: dict[str, Any] | None = None, fair: Sequence[Any] = (),
+               extra: Sequence[str] = ()) -> Path:
     """Write the page to `path` (directories created)."""
     path = Path(path)
-    text = markdown(rows, config, figures, path, three, fair)
+    text = markdown(rows, config, figures, path, three, fair, extra)
 
     def write(tmp: Path) -> None:
         tmp.write_text(text)
