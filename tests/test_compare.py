@@ -57,9 +57,13 @@ def test_compare_command_three_players(tiny_rules_file) -> None:
     assert bad.exit_code == 2 and "two-player page" in bad.output and "Traceback" not in bad.output
 
 
-def test_compare_command_writes_figures_and_page(tmp_path, tiny_rules_file) -> None:
-    """`compare --plots --markdown --json` writes three PNGs and a page naming its own command and the figures."""
+def test_compare_command_writes_figures_and_page(tmp_path, tiny_rules_file, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`compare --plots --markdown --json` writes three PNGs and a page naming its own command and the figures,
+    with the sections of `rebuild.extra_sections` before the figures (stubbed here; computed in the slow test)."""
     pytest.importorskip("matplotlib")
+    from cinqmille.research import rebuild
+
+    monkeypatch.setattr(rebuild, "extra_sections", lambda rulesets: ["## Stub section", "", "every section", ""])
     page = tmp_path / "docs" / "variants.md"
     figs = tmp_path / "docs" / "figures"
     out = CliRunner().invoke(main, ["compare", "--rules", str(tiny_rules_file), "--games", "2000",
@@ -74,8 +78,21 @@ def test_compare_command_writes_figures_and_page(tmp_path, tiny_rules_file) -> N
     text = page.read_text()
     assert "cinqmille compare --markdown docs/variants.md" in text
     assert "| tiny |" in text and "](figures/tiny-bank-regions.png)" in text
-    for heading in ("## Fair head starts", "## A strategy card", "## One rule changed at a time"):  # every section
+    for heading in ("## Fair head starts", "## Stub section"):
         assert heading in text and text.index(heading) < text.index("## Figures")
+
+
+@pytest.mark.slow
+def test_the_page_command_writes_every_section(tmp_path, tiny_rules_file) -> None:  # type: ignore[no-untyped-def]
+    """The page's one command writes the card and the ablation of the first ruleset (a tiny one: no preset, so no
+    players or reduction section) before the figures."""
+    page = tmp_path / "variants.md"
+    out = CliRunner().invoke(main, ["compare", "--rules", str(tiny_rules_file), "--games", "500",
+                                    "--thresholds", "200", "--markdown", str(page)])
+    assert out.exit_code == 0, out.output
+    text = page.read_text()
+    for heading in ("## Fair head starts", "## A strategy card", "## One rule changed at a time"):
+        assert heading in text
     assert "| end = \"exact\" |" in text
 
 
