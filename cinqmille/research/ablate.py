@@ -239,4 +239,5 @@ def section(ablation: Ablation) -> list[str]:
             f"Each row sets one key of `{ablation.base}` to another value and keeps every other key "
             f"(`cinqmille ablate --rules {ablation.base}`); every figure is exact: the solve, the expected turn, the "
             "race, the game's Markov chain (`dist --turns`) and the fair start (`cinqmille fair`). Computed in "
-            f"{ablation.seconds:,.0f} s.", ""] + markdown(ablation) + [""]
+            f"{ablation.seconds:,.0f} s, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, on the project's "
+            "shared two-core machine (the solves from the cache where they were).", ""] + markdown(ablation) + [""]

@@ -506,14 +506,17 @@ def reduction_section(costs: Sequence[Any], measured: str = "") -> list[str]:
     return out
 
 
-if __name__ == "__main__":  # python -m cinqmille.research.page fair|players|reduction|card PAGE: one section alone
+#: How the ablation section is written alone.
+ABLATE_COMMAND = "python -m cinqmille.research.page ablate docs/variants.md [RULESET]"
+
+if __name__ == "__main__":  # python -m cinqmille.research.page fair|players|reduction|card|ablate PAGE: one section
     import sys
     import time
 
-    modes = ("fair", "players", "reduction", "card")
-    if len(sys.argv) < 3 or sys.argv[1] not in modes or (len(sys.argv) > 3 and sys.argv[1] != "card"):
+    modes = ("fair", "players", "reduction", "card", "ablate")
+    if len(sys.argv) < 3 or sys.argv[1] not in modes or (len(sys.argv) > 3 and sys.argv[1] not in ("card", "ablate")):
         sys.exit("usage: " + "\n       ".join((FAIR_COMMAND, PLAYERS_COMMAND, REDUCTION_COMMAND,
-                                                 CARD_COMMAND + " [RULESET ...]")))
+                                                 CARD_COMMAND + " [RULESET ...]", ABLATE_COMMAND)))
     begun = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     if sys.argv[1] == "fair":
         write_fair_section(Path(sys.argv[2]), fair_presets())
@@ -524,6 +527,11 @@ if __name__ == "__main__":  # python -m cinqmille.research.page fair|players|red
         found = players_rows(PRESET_NAMES)
         write_section(Path(sys.argv[2]), PLAYERS_HEADING, players_section(
             found, f"; computed {begun}"))
+    elif sys.argv[1] == "ablate":
+        from . import ablate
+
+        found = ablate.ablate(load_rules(sys.argv[3] if len(sys.argv) > 3 else "standard"))
+        write_section(Path(sys.argv[2]), ablate.HEADING, ablate.section(found))
     elif sys.argv[1] == "card":
         from ..rules import load_rules
         from .card import card_report
