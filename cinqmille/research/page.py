@@ -101,11 +101,13 @@ def findings(rows: Sequence[RulesetComparison], three: dict[str, Any]) -> list[s
         f"maximises each turn's points, loses only {100 * (base.optimal_vs_expected.rate - 0.5):.1f} points under "
         f"`{base.rules}`. Evaluated exactly rather than simulated, with a strategy card of a few lines that does "
         f"better: see \"A strategy card\" below (`cinqmille card`).")
+    how = "exact, from the game's chain" if base.turns_exact else "simulated"
     short = min(rows, key=lambda r: r.mean_turns)
     long_ = max(rows, key=lambda r: r.mean_turns)
     out.append(
         f"**Game length.** A game between two optimal players lasts {base.mean_turns:.1f} turns on average under "
-        f"`{base.rules}` (median {base.median_turns:.0f}, turns of both players); the shortest games are "
+        f"`{base.rules}` (median {base.median_turns:.0f}, turns of both players; "
+        f"{how}); the shortest games are "
         f"`{short.rules}`'s ({short.mean_turns:.1f}) and the longest `{long_.rules}`'s ({long_.mean_turns:.1f}). "
         f"A turn ends in a bust {_pct(base.bust_rate, 0)} of the time under `{base.rules}`.")
     seats = {k: v for k, v in three.get("seats", {}).items() if v.get("solved")}
