@@ -227,7 +227,7 @@ def markdown(ablation: Ablation) -> list[str]:
     cells = table(ablation)
     out = ["| " + " | ".join(cells[0]) + " |", "|" + "|".join("---" for _ in cells[0]) + "|"]
     out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in cells[1:]]
-    return out + [""] + notes(ablation)
+    return out + [""] + [f"- {line}" for line in notes(ablation)]
 
 
 HEADING = "## One rule changed at a time"

@@ -66,17 +66,22 @@ def _fair_start(rules: Rules) -> Measured:
 
 
 def _expected(rules: Rules) -> Measured:
+    e = solve(rules, "expected").expected_turn()
+    return Measured(e, f"{e:.3f} points")
+
+
+def _expected_capped(rules: Rules) -> Measured:
     from ..position import Position
     from .distribution import expected_points
 
-    e = solve(rules, "expected").expected_turn()
+    e = _expected(rules)
     turn = expected_points(rules, Position(0, 0))
     capped = sum(min(x, rules.goal) * p for x, p in turn.points.items()) + rules.goal * turn.win
-    return Measured(e, f"{e:.3f} points",
+    return Measured(e.value, e.words,
                     f"Counting every bank above the goal as the goal ({rules.goal}, as a model that values a turn at "
                     f"most the points still needed does), the same turns average {capped:.3f}: such a cap explains "
-                    f"at most {e - capped:.2f} points of the difference (a policy that knows the cap does at least "
-                    f"as well as this one).")
+                    f"at most {e.value - capped:.2f} points of the difference (a policy that knows the cap does at "
+                    f"least as well as this one).")
 
 
 def _race(rules: Rules) -> Measured:
@@ -112,8 +117,9 @@ def _first_edge_points(rules: Rules) -> Measured:
     edge = 100 * (m.first - (1 - m.first))
     return Measured(edge, f"{edge:.2f} points ({100 * m.first:.2f}% against {100 * (1 - m.first):.2f}%)",
                     "Both players playing for the most points each turn (`expected`, kcddice's points policy), "
-                    "exactly by the game's chain (`cinqmille match expected expected`); with both playing to win "
-                    f"the first player has {100 * solve(rules).first_player_win:.2f}%.")
+                    "exactly by the game's chain (`cinqmille match expected expected`); read as the first player's "
+                    f"chance minus one half it is {100 * m.first - 50:.2f} points; with both playing to win the first "
+                    f"player has {100 * solve(rules).first_player_win:.2f}%.")
 
 
 def _gap_expected(rules: Rules) -> Measured:
@@ -141,7 +147,8 @@ def _states(rules: Rules) -> Measured:
 
 #: How each kind of figure is measured (see `Measured`).
 MEASURES: dict[str, Callable[[Rules], Measured]] = {
-    "first_player_win": _first_player, "fair_start": _fair_start, "expected": _expected, "race": _race,
+    "first_player_win": _first_player, "fair_start": _fair_start, "expected": _expected,
+    "expected_capped": _expected_capped, "race": _race,
     "average": _average, "bust_all_dice": _bust, "first_edge_points": _first_edge_points,
     "gap_expected": _gap_expected, "states": _states,
 }
@@ -185,7 +192,7 @@ FIGURES: tuple[Figure, ...] = (
     Figure(KCD, "you can expect to reach 4000 points in ~7.5 turns", "kcd", "race", 7.5, 0.05,
            "kcddice's figure is read from its turns-to-win distribution (`turns_to_win_cdf` in kcddice/src/search.rs) "
            "under its points policy (the most points of each turn); ours is compared as a mean."),
-    Figure(KCD, "scoring ~530 points each turn", "kcd", "expected", 530.0, 5.0,
+    Figure(KCD, "scoring ~530 points each turn", "kcd", "expected_capped", 530.0, 5.0,
            "kcddice values a turn by the points it adds, at most the points still needed (4000 at the start); "
            "ours counts every point of the turn (the `expected` objective)."),
     Figure(KCD, "when both players use 6 standard dice, the player who goes first is ~7% more likely to win "
@@ -270,7 +277,8 @@ def measure(figure: Figure) -> Row:
     if figure.published is None or figure.tolerance is None:
         return Row(figure, found.value, found.words, "ours only", found.says)
     same = abs(found.value - figure.published) <= figure.tolerance + 1e-9
-    verdict = (f"Reproduced: ours is within {figure.tolerance:g} of {figure.published:g}." if same else
+    within = f"within {figure.tolerance:g} of" if figure.tolerance else "exactly"
+    verdict = (f"Reproduced: ours is {within} {figure.published:g}." if same else
                f"Differs: ours is {found.value - figure.published:+.3g} from {figure.published:g} (rounding allows "
                f"{figure.tolerance:g}).")
     return Row(figure, found.value, found.words, "reproduced" if same else "differs", f"{verdict} {found.says}".strip())
