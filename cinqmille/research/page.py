@@ -532,8 +532,8 @@ if __name__ == "__main__":  # python -m cinqmille.research.page fair|players|red
     elif sys.argv[1] == "ablate":
         from . import ablate
 
-        found = ablate.ablate(load_rules(sys.argv[3] if len(sys.argv) > 3 else "standard"))
-        write_section(Path(sys.argv[2]), ablate.HEADING, ablate.section(found))
+        table = ablate.ablate(load_rules(sys.argv[3] if len(sys.argv) > 3 else "standard"))
+        write_section(Path(sys.argv[2]), ablate.HEADING, ablate.section(table))
     elif sys.argv[1] == "card":
         from ..rules import load_rules
         from .card import card_report
