@@ -57,9 +57,13 @@ def test_compare_command_three_players(tiny_rules_file) -> None:
     assert bad.exit_code == 2 and "two-player page" in bad.output and "Traceback" not in bad.output
 
 
-def test_compare_command_writes_figures_and_page(tmp_path, tiny_rules_file) -> None:
-    """`compare --plots --markdown --json` writes three PNGs and a page naming its own command and the figures."""
+def test_compare_command_writes_figures_and_page(tmp_path, tiny_rules_file, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """`compare --plots --markdown --json` writes three PNGs and a page naming its own command and the figures,
+    with the sections of `rebuild.extra_sections` before the figures (stubbed here; computed in the slow test)."""
     pytest.importorskip("matplotlib")
+    from cinqmille.research import rebuild
+
+    monkeypatch.setattr(rebuild, "extra_sections", lambda rulesets: ["## Stub section", "", "every section", ""])
     page = tmp_path / "docs" / "variants.md"
     figs = tmp_path / "docs" / "figures"
     out = CliRunner().invoke(main, ["compare", "--rules", str(tiny_rules_file), "--games", "2000",
@@ -74,6 +78,22 @@ def test_compare_command_writes_figures_and_page(tmp_path, tiny_rules_file) -> N
     text = page.read_text()
     assert "cinqmille compare --markdown docs/variants.md" in text
     assert "| tiny |" in text and "](figures/tiny-bank-regions.png)" in text
+    for heading in ("## Fair head starts", "## Stub section"):
+        assert heading in text and text.index(heading) < text.index("## Figures")
+
+
+@pytest.mark.slow
+def test_the_page_command_writes_every_section(tmp_path, tiny_rules_file) -> None:  # type: ignore[no-untyped-def]
+    """The page's one command writes the card and the ablation of the first ruleset (a tiny one: no preset, so no
+    players or reduction section) before the figures."""
+    page = tmp_path / "variants.md"
+    out = CliRunner().invoke(main, ["compare", "--rules", str(tiny_rules_file), "--games", "500",
+                                    "--thresholds", "200", "--markdown", str(page)])
+    assert out.exit_code == 0, out.output
+    text = page.read_text()
+    for heading in ("## Fair head starts", "## A strategy card", "## One rule changed at a time"):
+        assert heading in text
+    assert "| end = \"exact\" |" in text
 
 
 def test_compare_rejects_bad_input(tiny_rules_file) -> None:
@@ -154,3 +174,52 @@ def test_one_player_section_reads_the_one_player_solves() -> None:
     line = next(x for x in text.splitlines() if x.startswith("| standard |"))
     assert line == (f"| standard | 50.00% | {expected['expected_turn_opened']:.1f} | "
                     f"{expected['expected_turn_not_opened']:.1f} | {race['race_turns_from_zero']:.2f} |")
+
+
+def test_compare_is_exact_where_the_game_is_a_chain() -> None:
+    """Where the game is a chain over score pairs, the matchups, the scan and the game's length are the exact
+    ones (`match`, `game_length`: no games, no ±); the best T is the best of the grid."""
+    from cinqmille.research.distribution import game_length
+    from cinqmille.research.match import match
+
+    row = compare_ruleset(TINY, CompareConfig(("tiny",), games=2_000, thresholds=(200, 300), seed=1))
+    assert row.turns_exact and row.optimal_vs_expected.exact and row.optimal_vs_expected.text() == \
+        f"{100 * row.optimal_vs_expected.rate:.2f}%"
+    assert row.optimal_vs_expected.rate == match(TINY, "optimal", "expected").chance
+    assert row.optimal_vs_cautious.rate == match(TINY, "optimal", "cautious").chance
+    scan = dict(row.threshold_scan)
+    assert scan == {t: match(TINY, "optimal", f"threshold:{t}").chance for t in (200, 300)}
+    assert row.best_threshold == min(scan, key=lambda t: scan[t])
+    assert row.mean_turns == game_length(solve(TINY, "win")).mean
+
+
+def test_compare_with_a_last_round_plays_as_many_games_as_the_margin_asks() -> None:
+    """A last round is not a chain: the matchups go through the referee with `games_for_margin(margin)` games,
+    whose 95% interval is then at most the margin either side; the game length is marked simulated."""
+    from cinqmille.research.compare import games_for_margin, table_rows
+
+    assert games_for_margin(0.5) == 38_416 and CompareConfig(("x",)).referee == 38_416
+    last = rules_from_dict({"name": "last600", "goal": 600, "opening": 150, "last_round": True})
+    config = CompareConfig(("last600",), thresholds=(200,), seed=3, margin=5.0)
+    row = compare_ruleset(last, config)
+    assert row.engine == "referee" and not row.turns_exact
+    assert row.optimal_vs_expected.games == games_for_margin(5.0) // 2 * 2
+    assert row.optimal_vs_expected.half_width <= 0.05
+    assert "(simulated)" in table_rows([row])[1][3]
+
+
+def test_three_player_section_says_todays_method_and_flags_old_records() -> None:
+    """The three-player section describes today's settlement of chasing cycles (a mixed choice, averaging only
+    as a fallback); a record of an older solver that averaged is marked as such, with the command that renews it."""
+    from cinqmille.research.compare import CompareConfig
+    from cinqmille.research.page import markdown
+
+    old = ("three players: on 3 bust cycles of scores (900/900/900) the players' bank-or-roll choices chase each "
+           "other and no stationary policy exists; there the values are averaged over the iterations")
+    three = {"seats": {"standard": {"solved": True, "win": [0.3611, 0.3323, 0.3066], "exact": False,
+                                    "assumptions": [old], "seconds": 60.0, "states": 142040180,
+                                    "load_average": 1.0, "date": "2026-12-01 07:00 UTC", "solver_version": "old"}}}
+    text = markdown([_row("standard", 0.5258, 27.0, 0.6117)], CompareConfig(("standard",)), three=three)
+    assert "leaves each chasing player indifferent" in text and "falls back to averaging only" in text
+    assert "recorded by solver version old, before the chasing cycles were settled" in text
+    assert "bench_three_players.py seats standard" in text

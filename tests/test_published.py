@@ -114,7 +114,8 @@ def test_every_published_rules_file_names_its_source() -> None:
 def test_page_lists_every_figure_with_its_status(tmp_path: Path) -> None:
     """The page has a row per figure with its source and status, and counts the statuses (no solving here)."""
     rows = [published.Row(f, None if f.measure is None else 1.0, "" if f.measure is None else "1 point",
-                          "reproduced" if f.published is not None else "ours only" if f.measure else "not expressible")
+                          "reproduced" if f.published is not None else "ours only" if f.measure else "not expressible",
+                          "said")
             for f in published.FIGURES]
     page = published.write_page(tmp_path / "published.md", rows)
     text = page.read_text()
@@ -130,3 +131,63 @@ def test_two_player_figures_reproduced(claim: str) -> None:
     """domsleee's 53.3% first-player chance and Busche and Neller's 200-point compensation (six-dice solves)."""
     row = published.measure(figure(claim))
     assert row.status == "reproduced", row
+
+
+def test_no_note_holds_a_verdict_and_every_refusal_is_the_rules() -> None:
+    """No figure's hand-written note says whether it is reproduced (the verdicts are computed); a figure without
+    a measure names the ruleset that would state it, and the rules refuse it (its note is that refusal)."""
+    for f in published.FIGURES:
+        words = f.note.lower()
+        assert not any(w in words for w in ("reproduc", "differ", "contradict", "most likely", "not measured",
+                                            "not comparable", "not expressible")), f.claim
+        if f.measure is None:
+            row = published.measure(f)
+            assert row.status == "not expressible" and published.refusal(f) in row.note
+
+
+def test_kcddice_turn_cap_explains_less_than_a_point() -> None:
+    """kcddice's ~530: capping every bank at the 4000 still needed lowers the same turns' mean by under half a
+    point (0 to 0.5), far from the 34 between ~530 and ours; the status is computed ("differs")."""
+    import re
+
+    row = published.measure(figure("scoring ~530 points each turn"))
+    assert row.status == "differs" and row.ours is not None and row.ours - 530 > 30
+    cap = float(re.search(r"explains at most ([\d.]+) points", row.note).group(1))  # type: ignore[union-attr]
+    assert 0 < cap < 0.5
+
+
+def test_turns_to_the_goal_under_the_points_policy_are_a_renewal_of_its_turns() -> None:
+    """Under the points policy a turn does not depend on the score (no opening in `kcd`): the turns to the goal
+    from the chain (`race_length(policy="expected")`) equal those of summing independent turns, each the
+    turn's distribution (`expected_points`), to 1e-9."""
+    import numpy as np
+
+    from cinqmille.position import Position
+    from cinqmille.research.distribution import expected_points, race_length
+
+    rules = load_rules("kcd")
+    turn = expected_points(rules, Position(0, 0))
+    goal = rules.goal // 50
+    step = np.zeros(goal + 1)
+    for x, p in turn.points.items():
+        step[min(x // 50, goal)] += p
+    step[goal] += turn.win
+    count = race_length(rules, policy="expected")
+    mass = np.zeros(goal + 1)
+    mass[0] = 1.0
+    ended = []
+    for _ in count.chances:  # a turn moves score s to min(s + g, goal) with the turn's chance of adding g
+        new = np.zeros(goal + 1)
+        for g in np.flatnonzero(step):
+            np.add.at(new, np.minimum(np.arange(goal) + g, goal), mass[:goal] * step[g])
+        ended.append(new[goal])
+        new[goal] = 0.0
+        mass = new
+    assert np.abs(np.array(ended) - np.array(count.chances)).max() < 1e-9
+
+
+@pytest.mark.slow
+def test_busche_neller_gap_against_the_expected_score_policy() -> None:
+    """The 1.7754 figure: ours is optimal's exact advantage over the expected-score policy, stated beside it."""
+    row = published.measure(figure("optimal play keeps a win advantage"))
+    assert row.status == "ours only" and row.ours is not None and 0 < row.ours < 10 and "1.7754" in row.note

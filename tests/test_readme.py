@@ -152,7 +152,7 @@ _EXAMPLES = examples()
 def test_the_readme_has_examples() -> None:
     """The README shows the output of every command it documents."""
     shown = {e.command.split()[1] for e in _EXAMPLES if e.command.startswith("cinqmille ")}
-    assert {"rules", "odds", "solve", "advise", "dist", "export", "play", "review", "simulate"} <= shown
+    assert {"rules", "odds", "solve", "advise", "dist", "export", "play", "review", "simulate", "match", "ablate"} <= shown
 
 
 @pytest.mark.parametrize("example", [pytest.param(e, marks=[pytest.mark.slow] if e.slow else [], id=e.command[:60])

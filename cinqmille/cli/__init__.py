@@ -24,6 +24,8 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("advise_cmd", "advise"),
     ("dist_cmd", "dist"),
     ("card_cmd", "card"),
+    ("match_cmd", "match"),
+    ("ablate_cmd", "ablate"),
     ("export_cmd", "export"),
     ("play_cmd", "play"),
     ("review_cmd", "review"),

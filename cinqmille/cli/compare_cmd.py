@@ -23,8 +23,12 @@ from .simulate_cmd import MAX_GAMES, backend_options
               help="Rulesets to compare (preset names or TOML files), comma-separated. Default: every preset file.")
 @click.option("--games", type=WholeNumber(2, MAX_GAMES), default=40_000, show_default=True,
               help="Games per matchup with the vectorised simulator.")
-@click.option("--referee-games", type=WholeNumber(2, MAX_GAMES), default=2_000, show_default=True,
-              help="Games per matchup through the referee (rulesets that are not solved exactly).")
+@click.option("--referee-games", type=WholeNumber(2, MAX_GAMES), default=None,
+              help="Games per matchup through the referee (rulesets whose game is not an exact chain: a last round, "
+                   "rules outside the solved state). Default: as many as --margin asks.")
+@click.option("--margin", type=click.FloatRange(0.05, 50.0), default=0.5, show_default=True, metavar="POINTS",
+              help="The referee plays enough games that a rate's 95% interval is at most this many points either "
+                   "side (0.5: 38,416 games per matchup).")
 @click.option("--thresholds", default=",".join(map(str, DEFAULT_THRESHOLDS)), show_default=True, metavar="T1,T2,...",
               help="The threshold:T grid searched for the best threshold player.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed: the same seed gives the same result.")
@@ -35,10 +39,13 @@ from .simulate_cmd import MAX_GAMES, backend_options
               help="Write PNG figures of every ruleset, and one of the rulesets side by side, into this directory "
                    "(needs matplotlib).")
 @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write the results page (e.g. docs/variants.md) with the table and the figures.")
+              help="Write the results page (e.g. docs/variants.md), every section of it: the tables, the fair "
+                   "starts, the strategy card and the ablation of the first ruleset, the presets for two to four "
+                   "players, the cost of the reduction (with standard), the figures.")
 @json_option
 @friendly_errors
-def command(rules_text: str, games: int, referee_games: int, thresholds: str, seed: int, players: int, jobs: int,
+def command(rules_text: str, games: int, referee_games: int | None, margin: float, thresholds: str, seed: int,
+            players: int, jobs: int,
             backend: Backend, scheduler: str | None, plots_dir: Path | None, markdown_path: Path | None,
             as_json: bool) -> None:
     """Compare rulesets: first-player chance (solved, simulated), game length, busts, optimal vs heuristics."""
@@ -74,7 +81,8 @@ def command(rules_text: str, games: int, referee_games: int, thresholds: str, se
 
         check_target(markdown_path)
         check_folder(markdown_path)
-    config = CompareConfig(tuple(rules_list), games=games, referee_games=referee_games, thresholds=grid,
+    config = CompareConfig(tuple(rules_list), games=games, referee_games=referee_games, margin=margin,
+                           thresholds=grid,
                            seed=seed, jobs=jobs, backend=backend, scheduler=scheduler,
                            players=players)
     with progress_bar(f"Comparing {len(specs)} ruleset{'s' if len(specs) > 1 else ''}") as update:
@@ -104,10 +112,13 @@ def command(rules_text: str, games: int, referee_games: int, thresholds: str, se
     if markdown_path is not None:
         from ..fair import fair_start
         from ..research.page import write_page
+        from ..research.rebuild import extra_sections
 
-        write_page(markdown_path, rows, config, figures, three, [fair_start(r) for r in rules_list])
+        write_page(markdown_path, rows, config, figures, three, [fair_start(r) for r in rules_list],
+                   extra_sections(rules_list))
     if as_json:
-        emit_json({"games": games, "referee_games": referee_games, "seed": seed, "players": players,
+        emit_json({"games": games, "referee_games": config.referee, "margin": margin, "seed": seed,
+                   "players": players,
                    "thresholds": list(grid), "rulesets": [r.as_dict() for r in rows],
                    "figures": [str(f) for f in figures],
                    "markdown": str(markdown_path) if markdown_path else None})

@@ -48,7 +48,8 @@ def format_result(res: SimResult) -> list[str]:
 @click.command("simulate")
 @rules_option
 @click.option("--players", "players_text", default="optimal,optimal", show_default=True, metavar="P1,P2[,...]",
-              help="Policies by seat (seat 0 starts): optimal (or bot), expected, threshold:T, threshold:T/K, "
+              help="Policies by seat (seat 0 starts): optimal (or bot), expected, threshold:T, threshold:T/K, card, "
+                   "card:L1/L2/.../LD[:few:DIE] (a strategy card, `cinqmille match --help`), "
                    "cautious, random.")
 @click.option("--games", type=WholeNumber(1, MAX_GAMES), default=10_000, show_default=True,
               help=f"Number of games (at most {MAX_GAMES:,}).")

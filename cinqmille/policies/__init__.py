@@ -2,7 +2,7 @@
 
 Known names: `threshold:T`, `threshold:T/K`, `cautious`, `random` (`heuristics.py`),
 `optimal` (`optimal.py`: the solved policy table's decisions, the same as `advise`'s)
-and `expected` (`expected.py`); `names.py` reads them (`parse_policy`, `register_policy`).
+`expected` (`expected.py`) and `card[:ARG]` (`card.py`: a strategy card of `research.card`); `names.py` reads them (`parse_policy`, `register_policy`).
 
 The package imports its modules when a name is first read (a module-level
 `__getattr__`): reading a policy table (`tables.py`, `groups.py`, as the

@@ -2,7 +2,7 @@
 
 Known names: `threshold:T`, `threshold:T/K`, `cautious`, `random` (this package),
 `optimal` (`optimal.py`: the solved policy table's decisions, the same as `advise`'s)
-and `expected` (`expected.py`).
+`expected` (`expected.py`) and `card[:ARG]` (`card.py`).
 
 Hook for new policies: a module `cinqmille/policies/<name>.py` listed in
 `LATER` below that defines `make_policy(arg: str | None, rules, rng) -> Policy`
@@ -47,6 +47,7 @@ _FACTORIES: dict[str, PolicyFactory] = {
 LATER: dict[str, str] = {
     "optimal": "cinqmille.policies.optimal",
     "expected": "cinqmille.policies.expected",
+    "card": "cinqmille.policies.card",
 }
 
 
@@ -82,7 +83,7 @@ def parse_policy(spec: str, rules: Rules, *, rng: np.random.Generator | None = N
             raise CinqmilleError(f"policy '{name}': module {LATER[name]} defines no make_policy")
     if factory is None:
         raise CinqmilleError(f"unknown policy '{spec}'; known: threshold:T, threshold:T/K, "
-                             f"{', '.join(n for n in policy_names() if n != 'threshold')}")
+                             f"{', '.join(n for n in policy_names() if n != 'threshold')}[:L1/L2/...]")
     return factory(arg or None, rules, rng)
 
 

@@ -41,7 +41,7 @@ from ..policies.heuristics import guarded_bank
 from ..rules import Rules
 from ..rules.bank import UNIT, BankRules
 from ..work import Progress
-from .distribution import GameChain, PairTurns, check_chain, optimal_turns, pair_turns
+from .distribution import PairTurns, check_chain, duel, optimal_turns, pair_turns
 
 if TYPE_CHECKING:
     from ..solver import SolveResult
@@ -147,6 +147,37 @@ class Card:
 START = Card((150, 250, 550, 850, 2250), gap=1500, behind=150, ahead=50, keep="few", die=100, near=300, chase=5000)
 
 
+#: The policy name of a card (`parse_card`): `simulate`, `play` and `match` seat it.
+CARD = "card"
+
+
+def fitted(card: Card, rules: Rules) -> Card:
+    """`card` for `rules`: its last line repeated (or lines cut) to one per die, the end-game rise at most the
+    goal (the search's start, `search`)."""
+    d = rules.dice
+    return replace(card, lines=(card.lines + card.lines[-1:] * d)[:d], chase=min(card.chase, rules.goal))
+
+
+def parse_card(arg: str | None, rules: Rules) -> Card:
+    """The card of the policy name ``card[:ARG]``: no ARG, the card found for `standard` (`START`, fitted to
+    `rules`); ``L1/L2/.../LD``, bank lines by dice in hand, the most points set aside; ``L1/.../LD:few:DIE``,
+    the most points plus DIE per die left in hand. A `CinqmilleError` in one line otherwise."""
+    from ..parsing import whole
+
+    if arg is None:
+        return fitted(START, rules).check(rules)
+    head, *rest = arg.split(":")
+    usage = f"policy 'card:{arg[:40]}': expected card, card:L1/L2/.../L{rules.dice} or card:L1/.../L{rules.dice}:few:DIE"
+    if len(rest) not in (0, 2) or (rest and rest[0] != "few"):
+        raise CinqmilleError(usage)
+    try:
+        lines = tuple(whole(x, "line") for x in head.split("/"))
+        die = whole(rest[1], "die") if rest else 0
+    except CinqmilleError:
+        raise CinqmilleError(usage) from None
+    return Card(lines, keep="few" if rest else "most", die=die, name=f"card:{arg}").check(rules)
+
+
 class CardRows:
     """A card's decisions as a block of rows (a `TurnPlay`): row ``B i + k`` is the mover at ``scores[i]`` in
     bucket `k` of the B buckets of `Card.shifts`."""
@@ -230,15 +261,7 @@ class Evaluation:
 
 def evaluate_turns(result: "SolveResult", turns: PairTurns, name: str) -> Evaluation:
     """The exact chance that a player whose turns are `turns` wins against the optimal player, in each seat."""
-    check_chain(result)
-    rules = result.rules
-    if any(rules.starts(2)):
-        raise CinqmilleError("the evaluation starts the game at 0 to 0; this ruleset gives starting scores")
-    policy = result.policy
-    chain = GameChain.of(rules, policy.scores, (turns, optimal_turns(result)))
-    v = chain.win_chances()
-    zero = int(policy.index[0])
-    return Evaluation(name, float(v[0, zero, zero]), float(1.0 - v[1, zero, zero]))
+    return Evaluation(name, *duel(result, turns, optimal_turns(result)))
 
 
 def evaluate(result: "SolveResult", card: Card) -> Evaluation:
@@ -317,8 +340,7 @@ def search(result: "SolveResult", start: Card | None = None, rounds: int = 3,
             tried[key] = evaluate(result, key)
         return tried[key].chance
 
-    card = replace(start or START, name="card")
-    card = replace(card, lines=(card.lines + card.lines[-1:] * d)[:d], chase=min(card.chase, rules.goal))
+    card = fitted(replace(start or START, name="card"), rules)
     steps = STEPS
     params = [f"line{m}" for m in range(d)] + ["die", "gap", "behind", "ahead", "near", "chase"]
     for round_ in range(rounds):

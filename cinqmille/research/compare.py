@@ -10,9 +10,17 @@ Per ruleset (`compare_ruleset`):
 - optimal against `expected`, against `cautious` and against the best
   ``threshold:T`` of a small grid: the optimal player's win rate over every
   seat (the same number of games in each), the other seats played by copies of
-  the heuristic. The best T is the one that does best
-  against optimal on a first, smaller run; it is then played again with a
-  fresh seed (no selection bias in the reported rate).
+  the heuristic.
+
+Where the game is a chain over score pairs (two players, solved exactly, no
+last round, take-over, counted scoreless turns or starting scores:
+`exact_chain`), the matchups and the game's length are exact
+(`research.match`, `distribution.game_length`; a `Rate` of 0 games), the
+threshold scan too, so the best T is the best of the grid. Elsewhere they are
+simulated: the best T is the one that does best against optimal on a first,
+smaller run, then played again with a fresh seed (no selection bias in the
+reported rate), and the games of the referee are as many as `margin` asks
+(`games_for_margin`: the 95% interval's half-width at most `margin` points).
 
 With ``players = 3`` the table has three seats: the solve is the exact
 three-player one (`solve(..., players=3)`), every seat's chance is given
@@ -33,10 +41,13 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import CinqmilleError
 from ..rules import Rules, load_rules
 from ..simulation import SimConfig, choose_engine, simulate, std_error, wilson
 from ..simulation.runner import Backend
 from ..solver import SolveResult, relaxations, solve
+from .distribution import check_chain, game_length
+from .match import match_turns
 
 DEFAULT_THRESHOLDS: tuple[int, ...] = (100, 150, 200, 250, 300, 350, 400, 500)
 
@@ -47,7 +58,8 @@ class CompareConfig:
 
     rulesets: tuple[str | Rules, ...]  # preset names, TOML files or rulesets
     games: int = 40_000  # games per matchup with the vectorised simulator
-    referee_games: int = 2_000  # games per matchup through the referee (rulesets not solved exactly)
+    referee_games: int | None = None  # games per matchup through the referee (None: from `margin`)
+    margin: float = 0.5  # points: the half-width of a refereed rate's 95% interval at worst (`games_for_margin`)
     thresholds: tuple[int, ...] = DEFAULT_THRESHOLDS
     seed: int = 0
     jobs: int = 1
@@ -56,18 +68,35 @@ class CompareConfig:
     players: int = 2  # seats at the table: 2, or 3 with the exact three-player solve
 
 
+    @property
+    def referee(self) -> int:
+        """The games of a matchup through the referee: `referee_games`, or as many as `margin` asks."""
+        return self.referee_games if self.referee_games is not None else games_for_margin(self.margin)
+
+
+def games_for_margin(margin: float) -> int:
+    """The games after which a rate's 95% interval is at most `margin` points on either side (at a rate of one
+    half, the widest): ``(1.96 / 2 / (margin / 100))^2``."""
+    return int(np.ceil((1.96 * 0.5 / (margin / 100)) ** 2))
+
+
 @dataclass(frozen=True, slots=True)
 class Rate:
-    """A win rate with its binomial standard error and the games behind it."""
+    """A win rate with its binomial standard error and the games behind it (0 games: exact, no error)."""
 
     rate: float
     se: float
     games: int
 
     @property
+    def exact(self) -> bool:
+        """Computed exactly (the game's chain), not simulated."""
+        return self.games == 0
+
+    @property
     def ci95(self) -> tuple[float, float]:
-        """The 95% Wilson score interval of the rate: the interval that `simulate` prints."""
-        return wilson(round(self.rate * self.games), self.games)
+        """The 95% Wilson score interval of the rate: the interval that `simulate` prints (the rate if exact)."""
+        return (self.rate, self.rate) if self.exact else wilson(round(self.rate * self.games), self.games)
 
     @property
     def half_width(self) -> float:
@@ -76,13 +105,16 @@ class Rate:
         return (hi - lo) / 2
 
     def text(self, digits: int = 2) -> str:
-        """``52.00% ± 0.49``: the rate and half the width of its 95% interval, in percentage points."""
+        """``52.00% ± 0.49``: the rate and half the width of its 95% interval, in percentage points; an exact
+        rate alone (``52.00%``)."""
+        if self.exact:
+            return f"{100 * self.rate:.{digits}f}%"
         return f"{100 * self.rate:.{digits}f}% ± {100 * self.half_width:.{digits}f}"
 
 
 #: What ± means wherever a simulated rate is shown (the page, the terminal table).
 PLUS_MINUS = ("± is half the width of the 95% interval (Wilson score interval, the one `cinqmille simulate` "
-              "prints), in percentage points")
+              "prints), in percentage points; a rate without ± is exact (the game's chain)")
 
 
 def preset_names_found() -> tuple[str, ...]:
@@ -119,6 +151,7 @@ class RulesetComparison:
     players: int = 2
     solved_win: tuple[float, ...] = ()  # every seat's solved chance, first seat first
     simulated_win: tuple[Rate, ...] = ()  # every seat's simulated rate (optimal players in every seat)
+    turns_exact: bool = False  # the game length is the chain's (`game_length`), not the simulation's
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -156,6 +189,17 @@ def matchup(rules: Rules, a: str, b: str, games: int, config: CompareConfig, tag
     return Rate(p, std_error(p, total), total)
 
 
+def exact_chain(solved: SolveResult) -> bool:
+    """Whether the game of `solved` is a chain over score pairs that the exact evaluation reads (two players,
+    solved exactly, no last round, take-over, counted scoreless turns or starting scores)."""
+    rules = solved.rules
+    try:
+        check_chain(solved)
+    except CinqmilleError:
+        return False
+    return solved.exact and not relaxations(rules) and not any(rules.starts(2))
+
+
 def compare_ruleset(spec: str | Rules, config: CompareConfig,
                     progress: Callable[[float], None] | None = None) -> RulesetComparison:
     """Compare one ruleset (solving it first if it is not in the cache)."""
@@ -168,32 +212,43 @@ def compare_ruleset(spec: str | Rules, config: CompareConfig,
     tick(0.1)
     optimal = ("optimal",) * config.players
     engine = choose_engine(rules, optimal)
-    games = config.games if engine == "vectorised" else config.referee_games
+    games = config.games if engine == "vectorised" else config.referee
     base = simulate(SimConfig(rules, optimal, games, seed=_seed(config.seed, rules.name, "self"),
                               jobs=config.jobs, backend=config.backend, scheduler=config.scheduler))
     seats = tuple(Rate(r, se, base.games) for r, se in zip(base.win_rate, base.std_error))
     solved_first = first_player_win(solved)
     tick(0.3)
-    vs_expected = matchup(rules, "optimal", "expected", games, config, "expected")
+    chain = exact_chain(solved)
+
+    def against(policy: str, games_: int, tag: str) -> Rate:
+        if chain:
+            return Rate(match_turns(solved, "optimal", policy).chance, 0.0, 0)
+        return matchup(rules, "optimal", policy, games_, config, tag)
+
+    vs_expected = against("expected", games, "expected")
     tick(0.45)
-    vs_cautious = matchup(rules, "optimal", "cautious", games, config, "cautious")
+    vs_cautious = against("cautious", games, "cautious")
     tick(0.6)
     scan = []
     for i, t in enumerate(config.thresholds):
-        r = matchup(rules, "optimal", f"threshold:{t}", max(2, games // 4), config, "scan")
-        scan.append((t, r.rate))
+        scan.append((t, against(f"threshold:{t}", max(2, games // 4), "scan").rate))
         tick(0.6 + 0.25 * (i + 1) / len(config.thresholds))
     best = min(scan, key=lambda x: x[1])[0] if scan else 0
-    vs_best = matchup(rules, "optimal", f"threshold:{best}", games, config, "best") if scan else Rate(float("nan"), 0.0, 0)
+    vs_best = against(f"threshold:{best}", games, "best") if scan else Rate(float("nan"), 0.0, 0)
+    mean_turns, median_turns = base.mean_turns, base.median_turns
+    if chain:
+        length = game_length(solved)
+        mean_turns, median_turns = length.mean, float(length.median)
     tick(1.0)
     return RulesetComparison(
         rules=rules.name, exact=solved.exact, assumptions=tuple(relaxations(rules)), engine=engine,
         solved_first_player_win=solved_first, simulated_first_player_win=seats[0],
-        mean_turns=base.mean_turns, median_turns=base.median_turns, bust_rate=base.bust_rate,
+        mean_turns=mean_turns, median_turns=median_turns, bust_rate=base.bust_rate,
         mean_banked_turn=base.mean_banked_turn, optimal_vs_expected=vs_expected, optimal_vs_cautious=vs_cautious,
         best_threshold=best, optimal_vs_best_threshold=vs_best, threshold_scan=tuple(scan),
         seconds=time.perf_counter() - start, players=config.players,
         solved_win=solved.win if config.players > 2 else (solved_first, 1.0 - solved_first), simulated_win=seats,
+        turns_exact=chain,
     )
 
 
@@ -217,7 +272,8 @@ def table_rows(rows: Sequence[RulesetComparison]) -> list[list[str]]:
     for r in rows:
         solved = f"{r.solved_first_player_win:.2%}" + ("" if r.exact else " (relaxed)")
         out.append([
-            r.rules, solved, r.simulated_first_player_win.text(), f"{r.mean_turns:.1f} / {r.median_turns:.0f}",
+            r.rules, solved, r.simulated_first_player_win.text(),
+            f"{r.mean_turns:.1f} / {r.median_turns:.0f}" + ("" if r.turns_exact else " (simulated)"),
             f"{r.bust_rate:.1%}", f"{r.mean_banked_turn:.0f}", r.optimal_vs_expected.text(),
             r.optimal_vs_cautious.text(), str(r.best_threshold), r.optimal_vs_best_threshold.text(),
         ])
@@ -236,7 +292,8 @@ def terminal_rows(rows: Sequence[RulesetComparison]) -> list[list[str]]:
         name = r.rules if len(r.rules) <= 18 else r.rules[:17] + "~"
         out.append([name, f"{r.solved_first_player_win:.1%}" + ("" if r.exact else "*"),
                     r.simulated_first_player_win.text(1).replace("% ± ", "±"),
-                    f"{r.mean_turns:.1f}/{r.median_turns:.0f}", f"{r.bust_rate:.1%}", f"{r.mean_banked_turn:.0f}",
+                    f"{r.mean_turns:.1f}/{r.median_turns:.0f}" + ("" if r.turns_exact else "*"), f"{r.bust_rate:.1%}",
+                    f"{r.mean_banked_turn:.0f}",
                     *(x.text(1).replace("% ± ", "±") for x in (r.optimal_vs_expected, r.optimal_vs_cautious)),
                     str(r.best_threshold), r.optimal_vs_best_threshold.text(1).replace("% ± ", "±")])
     return out
@@ -259,7 +316,9 @@ def terminal_table(rows: Sequence[RulesetComparison]) -> list[str]:
                  + "%, simulated " + " / ".join(x.text(1).replace("% ± ", "±") for x in r.simulated_win) + "%"
                  for r in rows]
         return lines + seats + notes
-    return lines + notes
+    notes[1] = "optimal); turns: mean/median of both players (the exact chain; * simulated); vs X: optimal's"
+    notes[2] = "win rate against X, both seats; T: the best threshold:T. Rates in %; ±: half the 95% interval"
+    return lines + notes + ["(as simulate prints); a rate without ± is exact (the game's chain)."]
 
 
 def agreement(row: RulesetComparison) -> float:

@@ -142,19 +142,29 @@ def _moves(block: TurnRows, rows: np.ndarray, scores: np.ndarray, rules: Rules,
     return src[order], new[order].astype(np.int64), prob[order]
 
 
-def race_length(rules: Rules, score: int = 0, tail: float = TAIL) -> TurnCount:
-    """Turns one player alone needs from `score` (points) to the goal with the `race` policy (module docstring)."""
+def race_length(rules: Rules, score: int = 0, tail: float = TAIL, policy: str = "race") -> TurnCount:
+    """Turns one player alone needs from `score` (points) to the goal with the `race` policy (module docstring),
+    or with the `expected` one (`policy`: the most points of each turn, `expected_rows`; kcddice's model)."""
     from ..position import check_score
+    from ..rules.bank import BankRules
+    from ..solver import solve
     from ..solver.grid import ScoreGrid
-    from ..solver.objectives import race_rows, race_turns
+    from ..solver.objectives import expected_rows, race_rows, race_turns
 
     check_score(rules, score, "me")
     grid = ScoreGrid.of(rules)
     scores = grid.scores.astype(np.int64)
     goal = grid.goal
-    remaining, _ = race_turns(rules)
-    block = race_rows(rules, remaining)
-    src, new, prob = _moves(block, np.arange(len(scores)), scores, rules)
+    if policy == "race":
+        remaining, _ = race_turns(rules)
+        block: TurnRows = race_rows(rules, remaining)
+        rows = np.arange(len(scores))
+    elif policy == "expected":
+        block = expected_rows(rules, solve(rules, "expected").values)
+        rows = np.asarray(BankRules.of(rules).opened(scores), dtype=np.int64)  # row 1: opened, 0: not yet
+    else:
+        raise CinqmilleError(f"race_length: policy race or expected, got {policy!r}")
+    src, new, prob = _moves(block, rows, scores, rules)
     index = np.full(goal + 1, -1, dtype=np.int64)
     index[scores] = np.arange(len(scores))
     index[goal] = len(scores)  # the end
@@ -168,9 +178,9 @@ def race_length(rules: Rules, score: int = 0, tail: float = TAIL) -> TurnCount:
         chain_r[i] = (1.0 + float(p[j != i] @ chain_r[j[j != i]])) / (1.0 - stay)
     start = int(index[score // UNIT])
     chances, left, _ = _follow(src, dst, prob, len(scores), start, 1, tail)
-    return TurnCount(f"turns to reach {rules.goal} alone from {score}, playing the race policy",
+    return TurnCount(f"turns to reach {rules.goal} alone from {score}, playing the {policy} policy",
                      "exact Markov chain over the player's scores, each turn's points from the pass over the "
-                     "turn under the race policy; the mean from the chain's equations",
+                     f"turn under the {policy} policy; the mean from the chain's equations",
                      tuple(chances), left, float(chain_r[start]))
 
 
@@ -343,15 +353,23 @@ def dist_report(rules: Rules, position: Position, objective: str = "win", turns:
 
 
 # -- a policy against another: the exact chances of the two-player game -----------------------------------
+def check_chain_rules(rules: Rules) -> None:
+    """Raise unless the game of `rules` is a chain over score pairs for two players: no last round, take-over
+    or counted scoreless turns (before any solve)."""
+    from ..solver.turns import counted
+
+    if rules.last_round or counted(rules) or rules.take_over:
+        raise CinqmilleError(f"the game as a chain over score pairs needs two players without last_round, take_over "
+                             f"or a counted zero_turns; '{rules.name}' has one of them")
+
+
 def check_chain(result: "SolveResult") -> None:
     """Raise unless the game is a chain over score pairs: two players, no last round, take-over or counted
     scoreless turns (the exact evaluation of a policy needs it)."""
-    from ..solver.turns import counted
-
-    rules = result.rules
-    if result.players != 2 or result.seats != 1 or counted(rules) or rules.take_over:
+    check_chain_rules(result.rules)
+    if result.players != 2 or result.seats != 1:
         raise CinqmilleError(f"the game as a chain over score pairs needs two players without last_round, take_over "
-                             f"or a counted zero_turns; '{rules.name}' has one of them")
+                             f"or a counted zero_turns; '{result.rules.name}' has one of them")
 
 
 @dataclass(frozen=True, eq=False)
@@ -464,3 +482,16 @@ class GameChain:
                 p, q = turn.gains[i, j, 0], self.turns[k2].gains[j, i, 0]
                 v[k, i, j] = (c[k, i, j] + p * (1.0 - c[k2, j, i] - q)) / (1.0 - p * q)
         return v[:, :, :s]
+
+
+def duel(result: "SolveResult", first: PairTurns, second: PairTurns) -> tuple[float, float]:
+    """The exact chances of the player whose turns are `first` against the one whose turns are `second`, from
+    0 to 0: (when he moves first, when the other does), by the chain over score pairs (`GameChain`)."""
+    check_chain(result)
+    rules = result.rules
+    if any(rules.starts(2)):
+        raise CinqmilleError("the evaluation starts the game at 0 to 0; this ruleset gives starting scores")
+    policy = result.policy
+    v = GameChain.of(rules, policy.scores, (first, second)).win_chances()
+    zero = int(policy.index[0])
+    return float(v[0, zero, zero]), float(1.0 - v[1, zero, zero])

@@ -19,6 +19,7 @@ from typing import Any
 from ..files import atomic_write
 from ..rules import Rules, load_rules, to_dict
 from ..solver.budget import MAX_STATES
+from ..solver.cache import solver_version
 from .compare import PLUS_MINUS, CompareConfig, RulesetComparison, agreement, table_rows
 
 COMMAND = "cinqmille compare --markdown docs/variants.md --plots docs/figures --jobs 2"
@@ -100,11 +101,13 @@ def findings(rows: Sequence[RulesetComparison], three: dict[str, Any]) -> list[s
         f"maximises each turn's points, loses only {100 * (base.optimal_vs_expected.rate - 0.5):.1f} points under "
         f"`{base.rules}`. Evaluated exactly rather than simulated, with a strategy card of a few lines that does "
         f"better: see \"A strategy card\" below (`cinqmille card`).")
+    how = "exact, from the game's chain" if base.turns_exact else "simulated"
     short = min(rows, key=lambda r: r.mean_turns)
     long_ = max(rows, key=lambda r: r.mean_turns)
     out.append(
         f"**Game length.** A game between two optimal players lasts {base.mean_turns:.1f} turns on average under "
-        f"`{base.rules}` (median {base.median_turns:.0f}, turns of both players); the shortest games are "
+        f"`{base.rules}` (median {base.median_turns:.0f}, turns of both players; "
+        f"{how}); the shortest games are "
         f"`{short.rules}`'s ({short.mean_turns:.1f}) and the longest `{long_.rules}`'s ({long_.mean_turns:.1f}). "
         f"A turn ends in a bust {_pct(base.bust_rate, 0)} of the time under `{base.rules}`.")
     seats = {k: v for k, v in three.get("seats", {}).items() if v.get("solved")}
@@ -165,8 +168,12 @@ def three_player_section(rows: Sequence[RulesetComparison], three: dict[str, Any
                 f"`python {BENCH} seats`; the time is the solve's own, on the project's shared two-core machine "
                 "(with the load average when the figure was recorded). A preset whose solve is beyond the default "
                 "budget (`cinqmille.solver.budget`) is listed with the estimate. *not exact*: the solve states an "
-                "assumption (below): rules outside the three-player model, solved as if off, or bust cycles on "
-                "which no stationary policy exists, settled by a mixed choice (RULES.md section 8).", ""]
+                "assumption (below): rules outside the three-player model, solved as if off, or bust cycles of "
+                "scores on which the players' bank-or-roll choices chase each other and no stationary pure "
+                "policy exists. Today's solver settles each such cycle exactly by the mixed choice that leaves "
+                "each chasing player indifferent (his bank probability at the pivot, mixed-policy Bellman "
+                "residual at most 1e-12 for every seat; docs/solver.md, \"Cycles that chase\"), and falls back to "
+                "averaging only where no settlement exists, which the solve says (`n_player.chase_note`).", ""]
         cells = [["ruleset", "2 players: first", "3 players: first", "second", "third", "first seat − 1/3",
                   "solve time", "turn states"]]
         notes = []
@@ -193,8 +200,14 @@ def three_player_section(rows: Sequence[RulesetComparison], three: dict[str, Any
         dates = sorted({v["date"] for v in seats.values()})
         out += ["", f"Measured {dates[0]} to {dates[-1]}, solver version "
                     f"{', '.join(sorted({v['solver_version'] for v in seats.values()}))}."]
+        current = solver_version()
         for name, assumptions in notes:
-            out += ["", f"`{name}` (not exact) assumes:"] + [f"- {a}" for a in assumptions]
+            rec = seats[name]
+            old = rec.get("solver_version") != current and any("averaged" in a for a in assumptions)
+            out += ["", f"`{name}` (not exact) assumes" + (
+                f" (recorded by solver version {rec.get('solver_version')}, before the chasing cycles were "
+                f"settled; `python {BENCH} seats {name}` records today's solve)" if old else "") + ":"]
+            out += [f"- {a}" for a in assumptions]
         out.append("")
     for rec in three.get("check", {}).values():
         out += ["### Three optimal players, simulated", "",
@@ -376,15 +389,18 @@ def fair_presets() -> list[Any]:
 
 
 def markdown(rows: Sequence[RulesetComparison], config: CompareConfig, figures: Sequence[Path] = (),
-             page: Path | None = None, three: dict[str, Any] | None = None, fair: Sequence[Any] = ()) -> str:
-    """The Markdown text of the results page."""
+             page: Path | None = None, three: dict[str, Any] | None = None, fair: Sequence[Any] = (),
+             extra: Sequence[str] = ()) -> str:
+    """The Markdown text of the results page (`extra`: the lines of the sections of `rebuild.extra_sections`,
+    before the figures)."""
     three = three or {}
     out = [
         "# The variants of 5000 compared",
         "",
-        f"Regenerate this page (and its figures) with `{COMMAND}`; it is written",
-        "by `cinqmille.research.page` and should not be edited by hand. The three-player figures are read from",
-        f"`docs/figures/{RECORD}`, written by `python {BENCH} seats|check|reduction`.",
+        f"Regenerate this page (and its figures), every section of it, with `{COMMAND}`; it is",
+        "written by `cinqmille.research.page` and `cinqmille.research.rebuild` and should not be edited by hand.",
+        f"The three-player figures are read from `docs/figures/{RECORD}`, written by",
+        f"`python {BENCH} seats|check|reduction`.",
         "",
         "## Findings",
         "",
@@ -394,17 +410,20 @@ def markdown(rows: Sequence[RulesetComparison], config: CompareConfig, figures: 
     out += [
         "## Two players",
         "",
-        f"Seed {config.seed}; {config.games:,} games per matchup with the vectorised simulator, "
-        f"{config.referee_games:,} through the referee (rulesets the solver does not treat exactly); "
-        f"{PLUS_MINUS}.",
+        f"Seed {config.seed}; where the game is a chain over score pairs (two players, solved exactly, no last "
+        f"round), the matchups, the threshold scan and the game's length are exact (`cinqmille match`, "
+        f"`dist --turns`); elsewhere {config.games:,} games per matchup with the vectorised simulator, "
+        f"{config.referee:,} through the referee (a 95% interval of at most ±{config.margin:g} points); the "
+        f"simulated first player, bust rate and banked turn are always simulated; {PLUS_MINUS}.",
         "",
         "- *first player*: the chance that the first player wins when both play optimally: solved (exact,",
         "  or of the solver's relaxation when marked) and simulated (optimal against optimal).",
-        "- *turns*: game length in turns of both players; *bust rate*: share of turns that end in a bust;",
+        "- *turns*: game length in turns of both players (exact unless marked simulated); *bust rate*: share of",
+        "  turns that end in a bust;",
         "  *banked turn*: mean points of a banked turn (optimal against optimal).",
         "- *optimal vs X*: the optimal player's win rate against X, half of the games in each seat.",
         f"  *best T*: the `threshold:T` of {{{', '.join(map(str, config.thresholds))}}} that does best against",
-        "  optimal (found on a smaller run, then played again with a fresh seed).",
+        "  optimal (exactly; or, simulated, found on a smaller run, then played again with a fresh seed).",
         "",
     ]
     out += _table(table_rows(rows))
@@ -418,7 +437,7 @@ def markdown(rows: Sequence[RulesetComparison], config: CompareConfig, figures: 
                    "the relaxation assumes:")
         out.extend(f"- {a}" for a in r.assumptions)
     out.append("")
-    out.append("Threshold scan (optimal's win rate against `threshold:T`, smaller run):")
+    out.append("Threshold scan (optimal's win rate against `threshold:T`; exact, or simulated on a smaller run):")
     out.append("")
     ts = sorted({t for r in rows for t, _ in r.threshold_scan})
     out.append("| ruleset | " + " | ".join(f"T={t}" for t in ts) + " |")
@@ -430,6 +449,7 @@ def markdown(rows: Sequence[RulesetComparison], config: CompareConfig, figures: 
     out += one_player_section(rows, config.rulesets)
     out += three_player_section(rows, three)
     out += fair_section(fair)
+    out += list(extra)
     if figures:
         out += ["## Figures", ""]
         base = page.parent if page is not None else Path(".")
@@ -441,10 +461,11 @@ def markdown(rows: Sequence[RulesetComparison], config: CompareConfig, figures: 
 
 
 def write_page(path: Path, rows: Sequence[RulesetComparison], config: CompareConfig,
-               figures: Sequence[Path] = (), three: dict[str, Any] | None = None, fair: Sequence[Any] = ()) -> Path:
+               figures: Sequence[Path] = (), three: dict[str, Any] | None = None, fair: Sequence[Any] = (),
+               extra: Sequence[str] = ()) -> Path:
     """Write the page to `path` (directories created)."""
     path = Path(path)
-    text = markdown(rows, config, figures, path, three, fair)
+    text = markdown(rows, config, figures, path, three, fair, extra)
 
     def write(tmp: Path) -> None:
         tmp.write_text(text)
@@ -487,14 +508,17 @@ def reduction_section(costs: Sequence[Any], measured: str = "") -> list[str]:
     return out
 
 
-if __name__ == "__main__":  # python -m cinqmille.research.page fair|players|reduction|card PAGE: one section alone
+#: How the ablation section is written alone.
+ABLATE_COMMAND = "python -m cinqmille.research.page ablate docs/variants.md [RULESET]"
+
+if __name__ == "__main__":  # python -m cinqmille.research.page fair|players|reduction|card|ablate PAGE: one section
     import sys
     import time
 
-    modes = ("fair", "players", "reduction", "card")
-    if len(sys.argv) < 3 or sys.argv[1] not in modes or (len(sys.argv) > 3 and sys.argv[1] != "card"):
+    modes = ("fair", "players", "reduction", "card", "ablate")
+    if len(sys.argv) < 3 or sys.argv[1] not in modes or (len(sys.argv) > 3 and sys.argv[1] not in ("card", "ablate")):
         sys.exit("usage: " + "\n       ".join((FAIR_COMMAND, PLAYERS_COMMAND, REDUCTION_COMMAND,
-                                                 CARD_COMMAND + " [RULESET ...]")))
+                                                 CARD_COMMAND + " [RULESET ...]", ABLATE_COMMAND)))
     begun = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     if sys.argv[1] == "fair":
         write_fair_section(Path(sys.argv[2]), fair_presets())
@@ -505,6 +529,11 @@ if __name__ == "__main__":  # python -m cinqmille.research.page fair|players|red
         found = players_rows(PRESET_NAMES)
         write_section(Path(sys.argv[2]), PLAYERS_HEADING, players_section(
             found, f"; computed {begun}"))
+    elif sys.argv[1] == "ablate":
+        from . import ablate
+
+        table = ablate.ablate(load_rules(sys.argv[3] if len(sys.argv) > 3 else "standard"))
+        write_section(Path(sys.argv[2]), ablate.HEADING, ablate.section(table))
     elif sys.argv[1] == "card":
         from ..rules import load_rules
         from .card import card_report

@@ -30,6 +30,7 @@ from ..solver import solve
 from ..solver.policy import PolicyTable
 
 if TYPE_CHECKING:
+    from .ablate import Ablation
     from matplotlib.figure import Figure
 
     from .card import CardSearch
@@ -375,4 +376,34 @@ def plot_card(report: CardSearch, path: Path) -> None:
         ax.tick_params(labelsize=7)
     fig.text(0.07, 0.46, "Bank (blue) or roll (orange), by the card, with the turn points set aside and the dice "
              "in hand", fontsize=9)
+    save_figure(fig, path)
+
+
+def plot_ablation(ablation: "Ablation", path: Path) -> None:
+    """Draw an ablation (`research.ablate.Ablation`), atomically: the first player's edge change of each change
+    from the base, and the game's length (mean, the 10% to 90% quantiles) of each ruleset."""
+    from .ablate import quantile
+
+    plt = _pyplot()
+    rows = ablation.rows
+    labels = [r.label for r in rows]
+    y = np.arange(len(rows))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 0.45 * len(rows) + 1.8), sharey=True)
+    base = rows[0].first
+    left.barh(y, [100 * (r.first - base) for r in rows], color="#2e86c1")
+    left.axvline(0, color="black", linewidth=0.8)
+    left.set_yticks(y, labels)
+    left.invert_yaxis()
+    left.set_xlabel("first player's chance minus the base's (points)")
+    left.set_title(f"One rule changed at a time from '{ablation.base}'", fontsize=10)
+    for i, r in enumerate(rows):
+        n = r.length
+        if n is None:
+            right.text(0.5, i, "not computed", va="center", fontsize=8, color="#7f8c8d")
+            continue
+        lo, hi = quantile(n, 0.1), quantile(n, 0.9)
+        right.errorbar(n.mean, i, xerr=[[n.mean - lo], [hi - n.mean]], fmt="o", color="#27ae60", capsize=3)
+    right.set_xlabel("turns of a game, both players optimal (mean, 10% to 90%)")
+    right.set_xlim(left=0)
+    fig.tight_layout()
     save_figure(fig, path)

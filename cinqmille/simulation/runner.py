@@ -122,7 +122,7 @@ def vectorisable(rules: Rules, players: Sequence[str]) -> str | None:
     for flag in ("last_round", "take_over", "prediction", "zero_turns"):
         if getattr(rules, flag) not in (False, None):
             return f"the vectorised engine does not play {flag}"
-    bad = [p for p in players if not has_vector_form(p)]
+    bad = [p for p in players if not has_vector_form(p, len(players))]
     if bad:
         return f"policy '{bad[0]}' has no vectorised form"
     return None

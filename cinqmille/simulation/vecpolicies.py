@@ -9,6 +9,7 @@ points `t` in units of 50, dice in hand `m`) and answers two questions:
     bank (True) or roll, asked after every keep that neither won nor overshot.
     The answer must be False where banking is not allowed.
 
+`card` asks a strategy card's rows (`research.card.CardRows`, two players);
 `optimal` asks the policy table (`PolicyTable`; with three players or more the
 n-player table, `SeatsTable`, at the row the loop gives as `pid`); `threshold`, `cautious` and `expected`
 apply the rules of `cinqmille.policies` (the same guards: never bank a turn
@@ -201,10 +202,47 @@ class ExpectedVec(_GuardedVec):
         return t * float(UNIT) >= self._values(self.br.opened(a), t, m - 1)
 
 
-def has_vector_form(spec: str) -> bool:
-    """Whether the simulator has a vectorised form of the policy named `spec`."""
+class CardVec:
+    """`card[:ARG]`: a strategy card's decisions (`research.card.CardRows`, the block its exact evaluation reads)
+    for arrays of games of two players; the opponent's score is read from the pair row `pid` (`pair_rows`)."""
+
+    def __init__(self, rules: Rules, spec: str):
+        from ..research.card import CardRows, parse_card
+        from ..solver.grid import ScoreGrid
+
+        self.rules = rules
+        card = parse_card(spec.strip().partition(":")[2] or None, rules)
+        self.name = card.name
+        goal = rules.goal // UNIT
+        self.block = CardRows(rules, card, np.arange(goal), np.full(goal, goal))
+        self.scores = ScoreGrid.of(rules).scores.astype(np.int64)
+        self.model = roll_model(rules)
+        mod = self.model
+        cand = mod.cand.copy()
+        for c in range(len(cand)):  # the keeps of each class in the tie-break order (padding last), as OptimalVec
+            ks = mod.cand[c, mod.cand_ok[c]]
+            cand[c, : len(ks)] = ks[keep_order(mod.units[ks], mod.next[ks], mod.win[ks])]
+        self.cand = cand
+        self.c_units, self.c_next, self.c_win = mod.units[cand], mod.next[cand], mod.win[cand]
+
+    def _rows(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.asarray(self.block.row(a, a, b))
+
+    def keep(self, pid: np.ndarray, a: np.ndarray, t: np.ndarray, c: np.ndarray) -> np.ndarray:
+        b = self.scores[np.asarray(pid) % len(self.scores)]
+        values = self.block.keep_values(self._rows(a, b), t, self.c_units[c], self.c_next[c], self.c_win[c])
+        values = np.where(self.model.cand_ok[c], values, -np.inf)
+        kept: np.ndarray = self.cand[c, np.argmax(values, axis=1)]
+        return kept
+
+    def bank(self, pid: np.ndarray, a: np.ndarray, b: np.ndarray, t: np.ndarray, m: np.ndarray) -> np.ndarray:
+        return np.asarray(self.block.move(self._rows(a, b), t, m) == 0)
+
+
+def has_vector_form(spec: str, players: int = 2) -> bool:
+    """Whether the simulator has a vectorised form of the policy named `spec` at a table of `players`."""
     name = spec.strip().partition(":")[0]
-    return name in ("optimal", "threshold", "cautious", "expected")
+    return name in ("optimal", "threshold", "cautious", "expected") or (name == "card" and players == 2)
 
 
 def vector_policy(spec: str, rules: Rules, players: int = 2) -> VecPolicy:
@@ -212,9 +250,11 @@ def vector_policy(spec: str, rules: Rules, players: int = 2) -> VecPolicy:
 
     With three players or more `optimal` reads the n-player policy table the engine reads (`table_players`).
     """
-    if not has_vector_form(spec):
+    if not has_vector_form(spec, players):
         raise CinqmilleError(f"policy '{spec}' has no vectorised form; use the referee")
     name = spec.strip().partition(":")[0]
+    if name == "card":
+        return CardVec(rules, spec)
     if name in ("optimal", "expected"):
         if ":" in spec:
             parse_policy(spec, rules)  # the argument error, one line

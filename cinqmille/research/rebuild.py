@@ -1,0 +1,54 @@
+"""The sections of docs/variants.md beyond the comparison's tables, computed by the page's one command.
+
+`cinqmille compare --markdown docs/variants.md --plots docs/figures --jobs 2`
+writes every section (`extra_sections`, placed before the figures by
+`page.markdown`):
+
+- the strategy card of the first compared ruleset (`card.card_report`, the
+  search of `cinqmille card`), `page.card_section`;
+- two, three and four players side by side for the compared rulesets that are
+  presets (`players.players_rows`), `page.players_section`;
+- the cost of the reduction measured exactly (four players of `standard` at
+  the goals `page.REDUCTION_GOALS`, `reduction.reduction_cost`) when `standard`
+  is compared, `page.reduction_section`;
+- one rule changed at a time from the first compared ruleset
+  (`ablate.ablate`), `ablate.section`.
+
+Each section can still be written alone (`python -m cinqmille.research.page
+fair|players|reduction|card PAGE`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from ..rules import PRESET_NAMES, Rules
+from ..work import working
+from . import ablate
+from .card import card_report
+from .page import REDUCTION_GOALS, card_section, players_section, reduction_section
+from .players import at_goal, players_rows
+from .reduction import reduction_cost
+
+
+def extra_sections(rulesets: Sequence[Rules]) -> list[str]:
+    """The card, players, reduction and ablation sections of the page for the compared `rulesets` (the first
+    is the base of the card and the ablation)."""
+    if not rulesets:
+        return []
+    base = rulesets[0]
+    begun = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    out = card_section([card_report(base)])
+    presets = [r.name for r in rulesets if r.name in PRESET_NAMES]
+    if presets:
+        out += players_section(players_rows(presets), f"; computed {begun}")
+    if "standard" in presets:
+        with working("Measuring the cost of the reduction (four players of 'standard')") as update:
+            update(0.0)
+            costs = [reduction_cost(at_goal("standard", g), 4, k) for g in REDUCTION_GOALS for k in (3, 2)]
+            update(1.0)
+        out += reduction_section(costs, f"; computed {begun}")
+    with working(f"One rule changed at a time from '{base.name}'") as update:
+        out += ablate.section(ablate.ablate(base, progress=update))
+    return out
