@@ -40,7 +40,7 @@ and a keep table beyond `max_keep_rows` is refused. Files record `players`
 in their metadata; `read_policy` reads either.
 
 Every number and every decision is read from the solved result's policy table
-(`cinqmille.solver.policy`: `banks`, `keep`, `move`, `keep_order`), the one
+(`cinqmille.solver.policy`: `banks`, `keep`, `move`), the one
 that `advise` and the players read.
 
 Layout: npz holds both tables in one archive (the keep columns as
@@ -446,14 +446,17 @@ def _keep_layout(rules: Rules, rolls: "dict[int, _Rolls]", dice: np.ndarray,
 def _fill_keeps(block: TurnRows, rr: np.ndarray, tt: np.ndarray, info: "_Rolls", start: np.ndarray,
                 out: Columns, every: np.ndarray | None = None) -> None:
     """The keeps of every roll of `info` from the states (rows `rr`, turn units `tt`), written from `start`:
-    the best keep (`TurnRows.keep`: the first best of the candidates in `keep_order`), or with `every` (the
-    states' banked scores, units) every legal keep ranked as `keep_choices` ranks them (the best first), with
-    its chance to win (`TurnRows.keep_values`) and expected points (`TurnRows.expectation`)."""
-    from .solver.policy import best, ranking
+    the keep the solve took (`TurnRows.keep` of the roll's class), or with `every` (the states' banked
+    scores, units) every legal keep ranked as `keep_choices` ranks them (the solve's first), with its chance
+    to win (`TurnRows.keep_values`) and expected points (`TurnRows.expectation`)."""
+    from .solver.policy import block_graph, ranking, same_keep
 
+    graph = block_graph(block)
     for pos, ids in info.groups:
         values = block.keep_values(rr, tt, info.units[ids], info.left[ids], info.win[ids])
-        order = ranking(values) if every is not None else best(values)[..., None]  # (S, R_J, J or 1)
+        taken = block.keep(rr, tt, graph.roll_class[info.dice - 1][info.roll[pos]])
+        chosen = same_keep(graph, taken, info.units[ids], info.left[ids], info.win[ids])  # (S, R_J)
+        order = ranking(values, block.tie, chosen) if every is not None else chosen[..., None]  # (S, R_J, J or 1)
         choice = np.take_along_axis(np.broadcast_to(ids, values.shape), order, axis=-1)
         rank = np.broadcast_to(np.arange(order.shape[-1]), choice.shape)
         t2 = tt[..., None] + info.units[choice]
@@ -512,18 +515,20 @@ class _Rolls:
 
     rolled: np.ndarray  # (R,) the rolls' faces as digits, in the dice table's order
     first: np.ndarray  # (R + 1,) where each roll's keeps start among the keeps of all R rolls (their total last)
-    groups: tuple[tuple[np.ndarray, np.ndarray], ...]  # (positions among the R rolls, (R_J, J) keep ids in keep_order)
+    groups: tuple[tuple[np.ndarray, np.ndarray], ...]  # (positions among the R rolls, (R_J, J) keep ids)
     units: np.ndarray  # per keep id: points in units of 50 (0 for an instant win, as `keep_choices`)
     left: np.ndarray  # per keep id: dice in hand after it (all D after a full hand)
     win: np.ndarray  # per keep id: an instant win
     code: np.ndarray  # per keep id: the kept faces as digits
     points: np.ndarray  # per keep id: points (the goal for an instant win)
+    roll: np.ndarray  # (R,) the rolls' ids in the dice table
+    dice: int  # the dice rolled
 
 
 def _rolls(rules: Rules) -> dict[int, _Rolls]:
-    """`_Rolls` of every number of dice: rolls with the same number of keeps form one group, keeps in `keep_order`."""
+    """`_Rolls` of every number of dice: rolls with the same number of keeps form one group, keeps in the dice
+    table's order."""
     from .dice import dice_tables
-    from .solver.policy import keep_order
 
     out = {}
     for m, table in dice_tables(rules).items():
@@ -536,11 +541,10 @@ def _rolls(rules: Rules) -> dict[int, _Rolls]:
         for j in np.unique(count[rolls]):
             pos = np.flatnonzero(count[rolls] == j)
             ids = table.keep_start[rolls[pos]][:, None] + np.arange(j)
-            ids = np.take_along_axis(ids, keep_order(units[ids], left[ids], win[ids]), axis=-1)
             groups.append((pos, ids))
         first = np.concatenate([[0], np.cumsum(count[rolls])]).astype(np.int64)
         out[m] = _Rolls(faces_code(table.counts[rolls]), first, tuple(groups), units, left, win,
-                        faces_code(table.keep_dice), table.keep_points.astype(np.int64))
+                        faces_code(table.keep_dice), table.keep_points.astype(np.int64), rolls, int(m))
     return out
 
 
@@ -565,8 +569,8 @@ def keep_rows(result: "SolveResult", cols: Columns, progress: Callable[[float], 
     """The keep table of the bank/roll rows `cols`: per row whose action is roll, the best keep of every roll that does not bust.
 
     Rows follow the order of `cols`, then the rolls (`_Rolls.rolled`); `then`
-    holds codes into `THEN`. The keep is `TurnRows.keep` of the candidates in
-    `keep_order`, the move after it `TurnRows.move` (what `advise --roll` reads).
+    holds codes into `THEN`. The keep is the solve's (`TurnRows.keep` of the
+    roll's class), the move after it `TurnRows.move` (what `advise --roll` reads).
     With `every` (`--all-keeps`) each roll has a row per legal keep, ranked as
     `advise --roll` ranks them (`rank` 0 is the best keep's row), with the
     columns `EVERY` (its chance to win, its expected points); more than

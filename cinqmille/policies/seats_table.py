@@ -59,7 +59,8 @@ class SeatsTable(LazyGroups, TurnRows):
 
     def __init__(self, rules: Rules, scores: np.ndarray, caps: np.ndarray, value: np.ndarray, move: np.ndarray,
                  announce: np.ndarray | None, choices: tuple[int, ...], period: int, source: SolveResult | None = None,
-                 exact_solve: bool = True, assumptions: tuple[str, ...] = (), players: int = 3):
+                 exact_solve: bool = True, assumptions: tuple[str, ...] = (), players: int = 3,
+                 keep: np.ndarray | None = None, told: np.ndarray | None = None):
         s = len(scores)
         self.players = players
         self.scores = np.asarray(scores, dtype=np.int64)
@@ -74,7 +75,8 @@ class SeatsTable(LazyGroups, TurnRows):
         cap = np.repeat(self.mover_caps, per)
         self.announce_v = announce  # (layers,) int8: index into (0,) + choices of `TurnRows.announcement`
         super().__init__(rules, cap, offset, np.zeros(len(cap)), np.empty((0, rules.dice)), np.empty((0, rules.dice)),
-                         None, None, choices, period, ready=False, tie=TIE, move=move)  # move_v: the solve's moves
+                         None, None, choices, period, ready=False, tie=TIE, move=move, keep=keep,
+                         told=told)  # move_v, keep_v, told_v: the solve's decisions
         self.value_v = value
         self.exact_solve = exact_solve
         self.assumptions = tuple(assumptions)
@@ -103,7 +105,9 @@ class SeatsTable(LazyGroups, TurnRows):
         choices = () if pred is None else tuple(int(c) * UNIT for c in pred.choices)
         return cls(rules, scores, caps, np.empty((layers, d)), np.empty((layers, d), dtype=np.int8),
                    None if pred is None else np.empty(layers, dtype=np.int8), choices, kernel.period, source=result,
-                   exact_solve=result.exact, assumptions=tuple(result.assumptions), players=result.players)
+                   exact_solve=result.exact, assumptions=tuple(result.assumptions), players=result.players,
+                   keep=np.empty((layers, len(kernel.graph.choosing)), dtype=np.int8),
+                   told=None if pred is None else np.empty((layers, len(pred.choosing)), dtype=np.int8))
 
     # -- building ------------------------------------------------------------------------
     def _group(self, g: int) -> None:
@@ -130,7 +134,11 @@ class SeatsTable(LazyGroups, TurnRows):
         local = np.repeat(np.arange(k), n * d).reshape(k, n, d)
         t = np.broadcast_to(np.arange(n)[None, :, None], (k, n, d))
         m = np.broadcast_to(np.arange(1, d + 1)[None, None, :], (k, n, d))
-        out: dict[str, np.ndarray] = {"value_v": block.value_v.reshape(-1, d), "move_v": block.move(local, t, m).reshape(-1, d)}
+        assert block.keep_v is not None
+        out: dict[str, np.ndarray] = {"value_v": block.value_v.reshape(-1, d),
+                                      "move_v": block.move(local, t, m).reshape(-1, d), "keep_v": block.keep_v}
+        if block.told_v is not None:
+            out["told_v"] = block.told_v
         if self.announce_v is not None:
             j = block.announcement(local[:, :, 0], t[:, :, 0])
             out["announce_v"] = np.searchsorted(np.array((0,) + self.choices), j).reshape(-1)
@@ -158,10 +166,13 @@ class SeatsTable(LazyGroups, TurnRows):
     def arrays(self) -> dict[str, np.ndarray]:
         """The arrays of the complete table (what the cache stores)."""
         self.complete()
+        assert self.keep_v is not None
         out = {"scores": self.scores, "caps": self.mover_caps, "value": self.value_v, "move": self.move_v,
-               "choices": np.array(self.choices, dtype=np.int64)}
+               "keep": self.keep_v, "choices": np.array(self.choices, dtype=np.int64)}
         if self.announce_v is not None:
             out["announce"] = self.announce_v
+        if self.told_v is not None:
+            out["told"] = self.told_v
         return out
 
     @classmethod
@@ -185,14 +196,16 @@ class SeatsTable(LazyGroups, TurnRows):
             want: dict[str, Any] = {
                 "scores": scores, "caps": caps,
                 "choices": np.array(() if pred is None else tuple(int(c) * UNIT for c in pred.choices), dtype=np.int64),
-                "value": (layers, d), "move": (layers, d), "announce": () if pred is None else (layers,)}
+                "value": (layers, d), "move": (layers, d), "announce": () if pred is None else (layers,),
+                "keep": (layers, len(kernel.graph.choosing)),
+                "told": () if pred is None else (layers, len(pred.choosing))}
             why = layout_problem(dict(arrays), period, want, kernel.period)
             if why:
                 raise cache.CorruptTable(why)
         players = check.players if check is not None else cls._players_of(arrays)
         table = cls(rules, arrays["scores"], arrays["caps"], arrays["value"], arrays["move"], arrays.get("announce"),
                     tuple(int(c) for c in arrays["choices"]), period, exact_solve=exact_solve, assumptions=assumptions,
-                    players=players)
+                    players=players, keep=arrays["keep"], told=arrays.get("told"))
         if check is not None:
             why = table._sample_problem(check)
             if why:

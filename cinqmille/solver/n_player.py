@@ -306,4 +306,5 @@ def seat_rows(result: "SolveResult", a: int, others: np.ndarray) -> "TurnRows":
     return TurnRows(rules, caps, offset, l0, bank_v, rolled(plain, predict).reshape(-1, d),
                     None if predict is None else plain[:, :, 1].reshape(-1).copy(),
                     None if predict is None else predict.reshape(-1, predict.shape[-1]), choices, kernel.period,
-                    tie=TIE, move=moves[:, :n].reshape(-1, d))
+                    tie=TIE, move=moves.move[:, :n].reshape(-1, d), keep=moves.keep[:, :n].reshape(k * n, -1),
+                    told=None if predict is None else moves.told[:, :n].reshape(k * n, -1))

@@ -43,8 +43,10 @@ advice):
 - bank or roll (`move`, `banks`, `announcement`): bank, roll plainly, then the
   announcements from the smallest (a tie goes to banking; between announcing
   and rolling plainly, to rolling plainly);
-- which keep (`keep`): an instant win first, then more points, then more dice
-  in hand after the keep (`keep_order`);
+- which keep (`keep`, `taken`): not decided here but read: the keep the
+  solve's pass took in each roll class (σ, `kernel.Decisions.keep`; on a tie
+  the kernel's rule, `compiled.choose`: the most points, then the most dice in
+  hand after);
 - a take-over offer (`takes_over`): start afresh, then take over (a tie starts
   afresh).
 
@@ -143,15 +145,18 @@ def move_problem(move: np.ndarray, announcements: int, none: bool = False) -> st
     return None
 
 
-def keep_key(units: Any, left: Any, win: Any) -> np.ndarray:
-    """Tie-break rank of keeps (larger first): an instant win, then more points, then more dice left."""
-    units, left, win = np.broadcast_arrays(np.asarray(units), np.asarray(left), np.asarray(win, dtype=bool))
-    return np.where(win, np.iinfo(np.int64).max // 4, units.astype(np.int64) * 64 + left)
-
-
-def keep_order(units: np.ndarray, left: np.ndarray, win: np.ndarray) -> np.ndarray:
-    """Tie-break order of keeps along the last axis: an instant win, then more points, then more dice left."""
-    return np.argsort(-keep_key(units, left, win), axis=-1, kind="stable")
+def keep_problem(graph: KeepGraph, pred: Prediction | None, keep: np.ndarray, told: np.ndarray | None) -> str | None:
+    """Why arrays of keeps (layers, Cc) and (layers, C2c) read back from a file are not the solve's kind (None
+    when they are): one column per roll class with a choice, each the index of a keep of its class (or -1)."""
+    for name, classes, x in (("keep", graph, keep), ("told", pred, told)):
+        if classes is None or x is None:
+            continue
+        size = np.diff(np.append(classes.class_start, len(classes.keep_units)))[classes.choosing]
+        if x.ndim != 2 or x.shape[1] != len(size):
+            return f"array '{name}' does not have one column per roll class with a choice"
+        if (x < -1).any() or (x >= size).any():
+            return f"array '{name}' holds keeps outside their roll class"
+    return None
 
 
 def fold(t: Any, cap: Any, period: int, exact: bool) -> np.ndarray:
@@ -204,7 +209,8 @@ class TurnRows:
     def __init__(self, rules: Rules, cap: np.ndarray, offset: np.ndarray, bust: np.ndarray,
                  bank: np.ndarray, roll: np.ndarray, plain: np.ndarray | None = None,
                  predict: np.ndarray | None = None, choices: tuple[int, ...] = (), period: int = 1,
-                 ready: bool = True, tie: float = 0.0, move: np.ndarray | None = None):
+                 ready: bool = True, tie: float = 0.0, move: np.ndarray | None = None,
+                 keep: np.ndarray | None = None, told: np.ndarray | None = None):
         self.rules = rules
         self.dice = rules.dice
         self.exact = rules.banking.exact
@@ -219,6 +225,9 @@ class TurnRows:
         self.choices = tuple(int(c) for c in choices)  # announcements, in points
         self.tie = tie  # values this close are a tie for the player to move (0: exact ties, two players)
         self.move_v = move  # (layers, D) int8: the move the solve's pass took (σ; -1 where it took none), or None
+        # (layers, Cc) int8: the keep the pass took at each layer in each roll class with a choice (σ,
+        # `kernel.Decisions.keep`), and (layers, C2c) after a right announcement (`told`); None: not kept
+        self.keep_v, self.told_v = keep, told
         self.value_v = np.empty_like(roll)  # (layers, D) value of the state, filled by `_values`
         self._expected: dict[tuple[int, int], TurnExpectation] = {}
         if ready:
@@ -328,11 +337,48 @@ class TurnRows:
                                                                best(self.moves(r, t, two)[..., 1:], self.tie))
         return np.asarray(np.array((0,) + self.choices, dtype=np.int64)[j])
 
-    def keep(self, r: Any, t: Any, units: Any, left: Any, win: Any, doubled: Any = False,
-             valid: Any = True) -> np.ndarray:
-        """The keep chosen among candidates listed in `keep_order` along the last axis (`valid` masks padding)."""
-        values = self.keep_values(r, t, units, left, win, doubled)
-        return best(np.where(valid, values, NEG), self.tie)
+    def taken(self, r: Any, t: Any, doubled: bool = False) -> np.ndarray:
+        """The keep the solve took in every roll class from turn units `t` of rows `r` (σ, `keep_v`): shape
+        ``S + (C,)``, the index of the keep among the classes' keeps (of the `KeepGraph`, or after a right
+        announcement, `doubled`, of the `Prediction`)."""
+        graph, pred = _classes(self.rules)
+        classes: KeepGraph | Prediction | None = pred if doubled else graph
+        table = self.told_v if doubled else self.keep_v
+        if classes is None or table is None:
+            raise CinqmilleError("this block of rows holds no keeps" if classes is not None
+                                 else "no announcement under this ruleset")
+        local = table[self.layer(r, t)]
+        if (local < 0).any():
+            raise CinqmilleError("a keep asked where the solve took none (past the goal)")
+        out = np.broadcast_to(classes.class_start, local.shape[:-1] + classes.class_start.shape).copy()
+        out[..., classes.choosing] += local
+        return out
+
+    def keep(self, r: Any, t: Any, c: Any, doubled: Any = False) -> np.ndarray:
+        """The keep the solve took in roll class `c` (of the `KeepGraph`, broadcast with `r` and `t`) from turn
+        units `t` of rows `r`, after a right announcement where `doubled`: the keep's index in the graph."""
+        graph, pred = _classes(self.rules)
+        r, t, c, doubled = np.broadcast_arrays(np.asarray(r), np.asarray(t), np.asarray(c), np.asarray(doubled))
+        i = self.layer(r, t)
+        local = np.zeros(c.shape, dtype=np.int64)
+        for told, classes, cls in ((False, graph, c), (True, pred, c)):
+            sel = doubled == told
+            if not sel.any():
+                continue
+            table = self.told_v if told else self.keep_v
+            if classes is None or table is None:
+                raise CinqmilleError("this block of rows holds no keeps" if classes is not None
+                                     else "no announcement under this ruleset")
+            if told:
+                assert isinstance(classes, Prediction)
+                cls = np.searchsorted(classes.two, c)
+            col = np.minimum(np.searchsorted(classes.choosing, cls), max(len(classes.choosing) - 1, 0))
+            chooses = sel & (classes.choosing[col] == cls) if len(classes.choosing) else np.zeros_like(sel)
+            found = table[i[chooses], col[chooses]] if chooses.any() else np.zeros(0, dtype=np.int8)
+            if (found < 0).any():
+                raise CinqmilleError("a keep asked where the solve took none (past the goal)")
+            local[chooses] = found
+        return np.asarray(graph.class_start[c] + local)
 
     def takes_over(self, r: Any, t: Any, m: Any) -> np.ndarray:
         """Take over the offered turn (True) or start afresh."""
@@ -368,11 +414,14 @@ class TurnRows:
         def join(name: str) -> Any:
             return None if getattr(first, name) is None else np.concatenate([getattr(b, name) for b in blocks])
 
-        moves = None if any(b.move_v is None for b in blocks) else join("move_v")
+        def joined(name: str) -> Any:
+            return None if any(getattr(b, name) is None for b in blocks) else join(name)
+
         return TurnRows(first.rules, np.concatenate([b.cap for b in blocks]),
                         np.concatenate([b.offset + o for b, o in zip(blocks, base)]),
                         np.concatenate([b.bust for b in blocks]), join("bank_v"), join("roll_v"),
-                        join("plain_v"), join("predict_v"), first.choices, first.period, tie=first.tie, move=moves)
+                        join("plain_v"), join("predict_v"), first.choices, first.period, tie=first.tie,
+                        move=joined("move_v"), keep=joined("keep_v"), told=joined("told_v"))
 
 
 # -- the whole game -------------------------------------------------------------------------
@@ -440,7 +489,8 @@ class PolicyTable(LazyGroups, TurnRows):
     def __init__(self, rules: Rules, scores: np.ndarray, caps: np.ndarray, bust: np.ndarray,
                  bank: np.ndarray, roll: np.ndarray, plain: np.ndarray | None, predict: np.ndarray | None,
                  choices: tuple[int, ...], period: int, source: Any = None, exact_solve: bool = True,
-                 assumptions: tuple[str, ...] = (), move: np.ndarray | None = None):
+                 assumptions: tuple[str, ...] = (), move: np.ndarray | None = None, keep: np.ndarray | None = None,
+                 told: np.ndarray | None = None):
         s = len(scores)
         self.scores = np.asarray(scores, dtype=np.int64)  # valid banked scores, units
         self.mover_caps = np.asarray(caps, dtype=np.int64)  # (seats * S,) cap of the mover seat * S + ia
@@ -449,7 +499,8 @@ class PolicyTable(LazyGroups, TurnRows):
         self.index = np.full(goal, -1, dtype=np.int64)
         self.index[self.scores] = np.arange(s)
         super().__init__(rules, np.repeat(self.mover_caps, s), _layout(self.scores, self.mover_caps), bust,
-                         bank, roll, plain, predict, choices, period, ready=source is None, move=move)
+                         bank, roll, plain, predict, choices, period, ready=source is None, move=move, keep=keep,
+                         told=told)
         self.exact_solve = exact_solve
         self.assumptions = tuple(assumptions)
         self._source = source  # the SolveResult that computes missing groups (None: the table is complete)
@@ -474,6 +525,7 @@ class PolicyTable(LazyGroups, TurnRows):
         rows = int(((caps + 2) * s).sum())
         d = rules.dice
         pred = kernel.prediction
+        graph = kernel.graph
         pid = np.arange(seats * s * s)
         seat_all, ia_all, ib_all = pid // (s * s), (pid // s) % s, pid % s
         bust = model.bust_value(seat_all, scores[ia_all], scores[ib_all], w)
@@ -482,7 +534,9 @@ class PolicyTable(LazyGroups, TurnRows):
                    None if pred is None else np.empty((rows, len(pred.choices))),
                    () if pred is None else tuple(int(c) * UNIT for c in pred.choices),
                    kernel.period, source=result, exact_solve=result.exact, assumptions=tuple(result.assumptions),
-                   move=np.full((rows, d), -1, dtype=np.int8))
+                   move=np.full((rows, d), -1, dtype=np.int8),
+                   keep=np.full((rows, len(graph.choosing)), -1, dtype=np.int8),
+                   told=None if pred is None else np.full((rows, len(pred.choosing)), -1, dtype=np.int8))
 
     def _group(self, g: int) -> None:
         """Compute the rows of group g (a mover's seat and score, `GROUP` opponent scores): one kernel pass."""
@@ -523,7 +577,10 @@ class PolicyTable(LazyGroups, TurnRows):
         start = int(self.offset[rows[0]])
         cells = slice(start, start + k * n)
         out = {"bank_v": (bank.a[:, :n] + bank.b[:, :n] * l0[:, None, None]).reshape(-1, self.dice),
-               "roll_v": rolled(plain, predict).reshape(-1, self.dice), "move_v": moves[:, :n].reshape(-1, self.dice)}
+               "roll_v": rolled(plain, predict).reshape(-1, self.dice), "move_v": moves.move[:, :n].reshape(-1, self.dice),
+               "keep_v": moves.keep[:, :n].reshape(k * n, -1)}
+        if self.told_v is not None:
+            out["told_v"] = moves.told[:, :n].reshape(k * n, -1)
         if self.predict_v is not None and predict is not None and self.plain_v is not None:
             out["plain_v"] = plain[:, :, 1].reshape(-1)
             out["predict_v"] = predict.reshape(-1, predict.shape[-1])
@@ -532,9 +589,12 @@ class PolicyTable(LazyGroups, TurnRows):
     def arrays(self) -> dict[str, np.ndarray]:
         """The arrays of the complete table (what the cache stores)."""
         self.complete()
-        assert self.move_v is not None
+        assert self.move_v is not None and self.keep_v is not None
         out = {"scores": self.scores, "caps": self.mover_caps, "bust": self.bust, "bank": self.bank_v,
-               "roll": self.roll_v, "move": self.move_v, "choices": np.array(self.choices, dtype=np.int64)}
+               "roll": self.roll_v, "move": self.move_v, "keep": self.keep_v,
+               "choices": np.array(self.choices, dtype=np.int64)}
+        if self.told_v is not None:
+            out["told"] = self.told_v
         if self.plain_v is not None and self.predict_v is not None:
             out.update(plain=self.plain_v, predict=self.predict_v)
         return out
@@ -556,7 +616,8 @@ class PolicyTable(LazyGroups, TurnRows):
             want: dict[str, Any] = {"scores": fresh.scores, "caps": fresh.mover_caps,
                                     "choices": np.array(fresh.choices, dtype=np.int64),
                                     "bust": fresh.bust.shape, "bank": fresh.bank_v.shape, "roll": fresh.roll_v.shape,
-                                    "move": fresh.roll_v.shape,
+                                    "move": fresh.roll_v.shape, "keep": fresh.keep_v.shape,
+                                    "told": () if fresh.told_v is None else fresh.told_v.shape,
                                     "plain": () if fresh.plain_v is None else fresh.plain_v.shape,
                                     "predict": () if fresh.predict_v is None else fresh.predict_v.shape}
             why = layout_problem(arrays, period, want, fresh.period)
@@ -564,7 +625,8 @@ class PolicyTable(LazyGroups, TurnRows):
                 raise CorruptTable(why)
         table = cls(rules, arrays["scores"], arrays["caps"], arrays["bust"], arrays["bank"], arrays["roll"],
                     arrays.get("plain"), arrays.get("predict"), tuple(int(c) for c in arrays["choices"]), period,
-                    exact_solve=exact_solve, assumptions=assumptions, move=arrays["move"])
+                    exact_solve=exact_solve, assumptions=assumptions, move=arrays["move"], keep=arrays["keep"],
+                    told=arrays.get("told"))
         if fresh is not None:
             why = table._sample_problem(fresh, check)
             if why:
@@ -585,7 +647,7 @@ class PolicyTable(LazyGroups, TurnRows):
             rows = self._group_rows(int(g))
             fresh._ready(rows)
             cells = slice(int(self.offset[rows[0]]), int(self.offset[rows[-1]] + self.cap[rows[-1]] + 2))
-            for name in ("bank_v", "roll_v", "plain_v", "predict_v", "value_v", "move_v"):
+            for name in ("bank_v", "roll_v", "plain_v", "predict_v", "value_v", "move_v", "keep_v", "told_v"):
                 mine, theirs = getattr(self, name), getattr(fresh, name)
                 if mine is not None and differs(mine[cells], theirs[cells]):
                     return f"its rows of group {int(g)} differ from the kernel's ({name[:-2]})"
@@ -692,8 +754,9 @@ def last_turn_rows(rules: Rules, last: Any, a: int, target: int) -> TurnRows:
         if predict is not None:
             predict[-1] = 0.0
     choices = () if kernel.prediction is None else tuple(int(x) * UNIT for x in kernel.prediction.choices)
+    keep = last.keeps(int(c), thr - np.arange(n))  # the keeps of the `LastTurn` pass (σ), on the same values
     return TurnRows(rules, np.array([thr]), np.array([0]), np.array([0.0]), bank, roll,
-                    None if predict is None else plain[:, 1].copy(), predict, choices, last.period)
+                    None if predict is None else plain[:, 1].copy(), predict, choices, last.period, keep=keep)
 
 
 # -- the keeps of one roll, for the advice ------------------------------------------------
@@ -711,8 +774,37 @@ class KeepChoice:
     roll: float | None  # after the keep: value of rolling on
 
 
+def block_graph(block: Any) -> KeepGraph:
+    """The roll classes of a block's ruleset (`KeepGraph`), whose keeps `TurnRows.keep` and `roll_keep` name."""
+    return _classes(block.rules)[0]
+
+
+def roll_keep(block: "TurnRows", r: Any, t: Any, counts: tuple[int, ...], doubled: bool = False) -> int:
+    """The keep the solve took for the roll `counts` (dice per face) from turn units `t` of row `r`, after a
+    right announcement where `doubled`: its index in the `KeepGraph` (`TurnRows.keep` of the roll's class)."""
+    from ..dice import dice_tables
+
+    graph, _ = _classes(block.rules)
+    n = sum(counts)
+    c = int(graph.roll_class[n - 1][dice_tables(block.rules)[n].roll_index(counts)])
+    if c < 0:
+        raise CinqmilleError("a roll that scores nothing has no keep")
+    return int(block.keep(r, t, c, doubled))
+
+
+def same_keep(graph: KeepGraph, k: Any, units: Any, left: Any, win: Any, valid: Any = True) -> np.ndarray:
+    """The first candidate along the last axis (`units` points, `left` dice in hand after, instant `win`;
+    `valid` masks padding) that is the graph's keep `k` (one per row of candidates): same points, same dice
+    in hand after, same win; keeps alike in all three are worth the same in every state."""
+    k = np.asarray(k)[..., None]
+    same = ((np.asarray(units) == graph.keep_units[k]) & (np.asarray(left) == graph.keep_next[k])
+            & (np.asarray(win, dtype=bool) == graph.keep_win[k]) & np.asarray(valid, dtype=bool))
+    return np.asarray(np.argmax(same, axis=-1))
+
+
 def keep_choices(block: TurnRows, r: int, turn: int, faces: tuple[int, ...]) -> list[KeepChoice]:
-    """Every legal keep of the roll `faces` with `turn` points set aside, best first (`keep_order` breaks ties)."""
+    """Every legal keep of the roll `faces` with `turn` points set aside: the solve's keep first (`roll_keep`),
+    then the others from best to worst (ties in the dice table's order)."""
     from ..dice import counts_of, dice_tables, faces_of
 
     rules = block.rules
@@ -727,13 +819,13 @@ def keep_choices(block: TurnRows, r: int, turn: int, faces: tuple[int, ...]) -> 
     left = np.where(table.keep_left[ks] == 0, d, table.keep_left[ks]).astype(np.int64)
     t0 = turn // UNIT
     values = block.keep_values(r, t0, units, left, win)
+    taken = same_keep(_classes(rules)[0], roll_keep(block, r, t0, counts_of(faces)), units, left, win)
     t2 = t0 + units
     move = block.move(r, t2, left)
     bank, roll = block.bank(r, t2, left), block.roll(r, t2, left)
     over = block.exact & (t2 > block.cap[r])
-    order = keep_order(units, left, win)
     out = []
-    for j in order[ranking(values[order], block.tie)]:
+    for j in ranking(values, block.tie, taken):
         then = "win" if win[j] else "bust" if over[j] else "bank" if move[j] == 0 else "roll"
         plain = then in ("bank", "roll")
         kept: Any = tuple(int(x) for x in table.keep_dice[ks[j]])
@@ -829,7 +921,7 @@ def bank_gain(rules: Rules, a: int, t: Any) -> np.ndarray:
 
 class TurnPlay(Protocol):
     """What the turn passes (`_backward`, `turn_distributions`) read of a policy: its rows' caps, its move in
-    each state and the values of the keeps of a roll (the first best in `keep_key` order is taken).
+    each state and its keep in each roll class (`TurnRows.taken`: the solve's own).
 
     `TurnRows` (the solved policy and every block of rows) is one; a rule of
     thumb written as a block of rows (`research.card`) is another, so that the
@@ -844,31 +936,12 @@ class TurnPlay(Protocol):
 
     def move(self, r: Any, t: Any, m: Any) -> np.ndarray: ...
 
-    def keep_values(self, r: Any, t: Any, units: Any, left: Any, win: Any, doubled: Any = False) -> np.ndarray: ...
-
-
-def _chosen(block: TurnPlay, r: Any, classes: KeepGraph | Prediction, t: np.ndarray, doubled: bool) -> np.ndarray:
-    """(len(t), K) mask of the policy's keep in each roll class from turn units `t` of rows `r` (one, or one per
-    `t`): the first best in keep order."""
-    rows = np.broadcast_to(np.asarray(r), np.shape(t))
-    values = block.keep_values(rows, t, classes.keep_units, classes.keep_next, classes.keep_win, doubled)
-    key = keep_key(classes.keep_units, classes.keep_next, classes.keep_win)
-    top = np.maximum.reduceat(values, classes.class_start, axis=-1)[:, classes.keep_class]
-    near = tied(values, top, block.tie)
-    tied_key = np.where(near, key, -1)
-    first = np.maximum.reduceat(tied_key, classes.class_start, axis=-1)[:, classes.keep_class]
-    return np.asarray(near & (tied_key == first))
-
-
-def _pick(classes: KeepGraph | Prediction, chosen: np.ndarray) -> np.ndarray:
-    """(n, C) index of the policy's keep in each roll class: the first keep of a `_chosen` mask (n, K)."""
-    k = chosen.shape[-1]
-    return np.asarray(np.minimum.reduceat(np.where(chosen, np.arange(k), k), classes.class_start, axis=-1))
+    def taken(self, r: Any, t: Any, doubled: bool = False) -> np.ndarray: ...
 
 
 def _per_class(classes: KeepGraph | Prediction, pick: np.ndarray, per_keep: np.ndarray,
                failed: np.ndarray | None = None) -> np.ndarray:
-    """Sum over roll classes of their chance times the figure of the policy's keep (`pick`, from `_pick`).
+    """Sum over roll classes of their chance times the figure of the policy's keep (`pick`, `TurnRows.taken`).
 
     `per_keep` holds a figure per keep, (n, K) -> (n, D), or a vector per keep,
     (n, K, W) -> (n, D, W); a failed roll (a bust, a wrong announcement) adds
@@ -904,7 +977,7 @@ def _backward(block: TurnRows, r: int, last: int, ends: _Ends) -> tuple[np.ndarr
 
     ``X(t, m)`` is, by the policy's move (`TurnRows.move`): a bank,
     ``ends.bank(t)``; a roll, ``sum_c P(c) X(t + p_k, m_k) + P(bust) ends.failed``
-    over the roll classes, ``k`` the policy's keep of class ``c`` (`_chosen`),
+    over the roll classes, ``k`` the policy's keep of class ``c`` (`TurnRows.taken`),
     an instant win being ``ends.win(t)``; an announcement, the same over the
     two-dice classes that score it, the turn doubled. Every keep lands on a
     later layer; layers past `last` are ``ends.beyond``. Returns the states'
@@ -929,8 +1002,8 @@ def _backward(block: TurnRows, r: int, last: int, ends: _Ends) -> tuple[np.ndarr
         ts = np.arange(max(hi - chunk + 1, 0), hi + 1)
         move = block.move(np.full((len(ts), d), r), ts[:, None], m_all[None, :])
         banked = ends.bank(ts)
-        pick = _pick(graph, _chosen(block, r, graph, ts, False))
-        pick_p = None if pred is None else _pick(pred, _chosen(block, r, pred, ts, True))
+        pick = block.taken(r, ts, False)
+        pick_p = None if pred is None else block.taken(r, ts, True)
         for i in range(len(ts) - 1, -1, -1):
             t = int(ts[i])
             won = ends.win(t)
@@ -967,8 +1040,8 @@ def turn_expectation(block: TurnRows, r: int, a: int, tol: float = 1e-13,
         g0, g1 = bank_gain(rules, a, tj), bank_gain(rules, a, tj + per)
         bank_alpha = (g1 - g0) / (UNIT * per)
         bank_beta = g0 - UNIT * bank_alpha * tj
-        pick = _pick(graph, _chosen(block, r, graph, tj, False))
-        pick_p = None if pred is None else _pick(pred, _chosen(block, r, pred, tj, True))
+        pick = block.taken(r, tj, False)
+        pick_p = None if pred is None else block.taken(r, tj, True)
         alpha, beta = np.zeros((per, d)), np.zeros((per, d))
         for _ in range(max_iter):
             j2 = (tj[:, None] + graph.keep_units - cap) % per
@@ -1088,7 +1161,7 @@ def turn_distributions(block: TurnPlay, rows: Any, a: Any, t: int = 0, m: int | 
     A forward pass over the turn's layers, ``t`` upward: the chance of reaching
     each state ``(t, m)`` moves, by the policy's move there (`TurnRows.move`),
     to a bank of ``gain(a, t)`` points (default `bank_gain`); or, rolling, to
-    the state after the policy's keep of each roll class (`_chosen`, the keeps
+    the state after the policy's keep of each roll class (`TurnRows.taken`, the keeps
     that `_backward` and the advice read), an instant win, or a failed roll
     with the bust chance; or, announcing, the same over the two-dice classes
     that score the announcement, the turn doubled, a wrong one failing. Every
@@ -1146,13 +1219,13 @@ def _forward(block: TurnPlay, rows: np.ndarray, a: np.ndarray, t0: int, m0: int,
             flows: list[tuple[np.ndarray, KeepGraph | Prediction, np.ndarray, np.ndarray]] = []
             rolls = w * (move == 1)
             if rolls.any():
-                pick = _pick(graph, _chosen(block, rr, graph, tt, False))
+                pick = block.taken(rr, tt, False)
                 flows.append((rolls[:, class_m] * class_p, graph, pick, t + graph.keep_units[pick]))
                 failed[act] += rolls @ graph.bust_prob
             if pred is not None and (move[:, 1] >= 2).any():
                 j = np.clip(move[:, 1] - 2, 0, len(pred.choices) - 1)
                 said = np.where(move[:, 1] >= 2, w[:, 1], 0.0)
-                pick = _pick(pred, _chosen(block, rr, pred, tt, True))
+                pick = block.taken(rr, tt, True)
                 flows.append((said[:, None] * pred.class_prob[:, j].T, pred, pick, 2 * (t + pred.keep_units[pick])))
                 failed[act] += said * pred.bust_prob[j]
             for chance, classes, pick, t2 in flows:
