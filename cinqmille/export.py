@@ -80,7 +80,7 @@ from .words import number_word
 
 if TYPE_CHECKING:
     from .solver import SolveResult
-    from .solver.policy import TurnRows
+    from .solver.rows import TurnRows
 
 COLUMNS: tuple[str, ...] = ("me", "opp", "seat", "turn", "dice", "action", "win", "bank", "roll")
 KEEP_COLUMNS: tuple[str, ...] = ("me", "opp", "seat", "turn", "dice", "rolled", "keep", "points", "left", "then")
@@ -449,7 +449,8 @@ def _fill_keeps(block: TurnRows, rr: np.ndarray, tt: np.ndarray, info: "_Rolls",
     the keep the solve took (`TurnRows.keep` of the roll's class), or with `every` (the states' banked
     scores, units) every legal keep ranked as `keep_choices` ranks them (the solve's first), with its chance
     to win (`TurnRows.keep_values`) and expected points (`TurnRows.expectation`)."""
-    from .solver.policy import block_graph, ranking, same_keep
+    from .solver.choice import block_graph, ranking
+    from .solver.rows import same_keep
 
     graph = block_graph(block)
     for pos, ids in info.groups:

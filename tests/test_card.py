@@ -18,7 +18,8 @@ from cinqmille.research.distribution import GameChain, optimal_turns, pair_turns
 from cinqmille.rules import rules_from_dict
 from cinqmille.simulation.runner import SimConfig, simulate
 from cinqmille.solver import solve
-from cinqmille.solver.policy import turn_distribution, turn_expectation
+from cinqmille.solver.turn_dist import turn_distribution
+from cinqmille.solver.turn_eval import turn_expectation
 
 from small_rulesets import TURN_RULESETS
 

@@ -182,7 +182,9 @@ def test_keep_rows_agree_with_advise(kind: str) -> None:
     cols = ex.policy_rows(result, [0, 300, 450], [0, 450])
     keeps = ex.keep_rows(result, cols)
     then = np.array(ex.THEN)[keeps["then"]]
-    expected = {"reach": {"bank", "roll", "win"}, "exact": {"bank", "roll", "win", "bust"},
+    # under reach four 1s (then a winning bank) are worth the instant win of five 1s: the solve keeps the most
+    # points (`kernel.best_keeps`), so no best keep is an instant win there (in a last round it is better)
+    expected = {"reach": {"bank", "roll"}, "exact": {"bank", "roll", "win", "bust"},
                 "last_round": {"bank", "roll", "win"}}[kind]
     assert set(then.tolist()) == expected
     rng = np.random.default_rng(5)

@@ -16,7 +16,7 @@ from cinqmille.position import Position
 from cinqmille.rules import load_rules, rules_from_dict
 from cinqmille.solver import solve
 from cinqmille.solver.last_turn import LastTurn
-from cinqmille.solver.policy import last_turn_rows
+from cinqmille.solver.rows import last_turn_rows
 
 pytestmark = pytest.mark.usefixtures("session_cache")
 

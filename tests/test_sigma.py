@@ -27,7 +27,8 @@ from cinqmille.position import Position
 from cinqmille.rules import Rules, rules_from_dict
 from cinqmille.simulation.vecpolicies import OptimalVec
 from cinqmille.solver import SolveResult, compute
-from cinqmille.solver.policy import block_graph, keep_choices
+from cinqmille.solver.choice import block_graph
+from cinqmille.solver.rows import keep_choices
 
 UNIT = 50
 RULESETS = {

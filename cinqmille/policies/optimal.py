@@ -48,7 +48,9 @@ from ..position import Position
 from ..rules import Rules
 from ..rules.end import UNIT
 from ..solver.api import table_players
-from ..solver.policy import PolicyTable, TurnRows, block_graph, roll_keep, same_keep
+from ..solver.choice import block_graph
+from ..solver.policy import PolicyTable
+from ..solver.rows import TurnRows, roll_keep, same_keep
 from ..solver.result import SolveResult
 from ..words import table_words, threat_words
 from .seats_table import SeatsTable

@@ -42,7 +42,9 @@ from ..solver import cache
 from ..solver.kernel import TIE
 from ..position import Position
 from ..solver.n_player import leading, seat_rows
-from ..solver.policy import LazyGroups, TurnRows, differs, layout_problem, sample_groups
+from ..solver.choice import differs, layout_problem, sample_groups
+from ..solver.policy import LazyGroups
+from ..solver.rows import TurnRows
 from ..solver.result import SolveResult
 
 #: Rows (the last opponent's scores) computed by one kernel pass: every score of the last opponent for the

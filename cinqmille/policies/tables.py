@@ -26,7 +26,8 @@ from ..errors import CinqmilleError
 from ..rules import Rules, content_key, load_rules
 from ..solver import cache
 from ..solver.kernel import TurnKernel
-from ..solver.policy import PolicyTable, keep_problem, move_problem
+from ..solver.choice import keep_problem, move_problem
+from ..solver.policy import PolicyTable
 from .seats_table import SeatsTable
 
 #: The format of each kind of table file (raised when its arrays change).

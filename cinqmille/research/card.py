@@ -40,7 +40,8 @@ from ..errors import CinqmilleError
 from ..policies.heuristics import guarded_bank
 from ..rules import Rules
 from ..rules.bank import UNIT, BankRules
-from ..solver.policy import block_graph
+from ..solver.choice import block_graph
+from ..solver.kernel import best_keeps
 from ..work import Progress
 from .distribution import GameChain, PairTurns, check_chain, optimal_turns, pair_turns
 
@@ -176,14 +177,12 @@ class CardRows:
 
     def taken(self, r: Any, t: Any, doubled: bool = False) -> np.ndarray:
         """The card's keep in every roll class from turn units `t` of rows `r` (the `TurnPlay` question): the
-        best of its ranking (`keep_values`), on a tie the most points, then the most dice in hand after (the
-        last tied keep of the class, whose keeps are listed so). The card never announces (`doubled`)."""
+        best of its ranking (`keep_values`), on a tie the kernel's (`kernel.best_keeps`: the most points, then
+        the most dice in hand after). The card never announces (`doubled`)."""
         graph = block_graph(self)
         rows = np.broadcast_to(np.asarray(r), np.shape(t))
-        values = self.keep_values(rows, t, graph.keep_units, graph.keep_next, graph.keep_win, doubled)
-        top = np.maximum.reduceat(values, graph.class_start, axis=-1)[..., graph.keep_class]
-        tied = np.where(values == top, np.arange(len(graph.keep_units)), -1)
-        return np.asarray(np.maximum.reduceat(tied, graph.class_start, axis=-1))
+        return best_keeps(graph, self.keep_values(rows, t, graph.keep_units, graph.keep_next, graph.keep_win,
+                                                  doubled))
 
     def keep_values(self, r: Any, t: Any, units: Any, left: Any, win: Any, doubled: Any = False) -> np.ndarray:
         """How the card ranks the keeps of a roll (`taken` takes the best)."""

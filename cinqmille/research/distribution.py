@@ -39,7 +39,9 @@ from ..position import Position, PositionError
 from ..rules import Rules
 from ..rules.bank import UNIT
 from ..solver.n_player import MAX_PLAYERS
-from ..solver.policy import TurnPlay, TurnPoints, TurnRows, turn_distribution, turn_distributions
+from ..solver.rows import TurnRows
+from ..solver.turn_dist import TurnPoints, turn_distribution, turn_distributions
+from ..solver.turn_eval import TurnPlay
 from ..words import number_word
 from ..work import Progress
 

@@ -332,7 +332,7 @@ def plot_card(report: CardSearch, path: Path) -> None:
 
     from matplotlib.colors import ListedColormap
 
-    from ..solver.policy import bust_odds
+    from ..solver.turn_eval import bust_odds
     from .card import card_moves
 
     plt = _pyplot()

@@ -31,7 +31,8 @@ from ..policies.tables import policy_table
 from ..solver.api import table_players
 from ..rules import Rules
 from ..rules.bank import UNIT, BankRules
-from ..solver.policy import PolicyTable, TurnRows
+from ..solver.policy import PolicyTable
+from ..solver.rows import TurnRows
 from .model import RollModel, roll_model
 
 

@@ -210,6 +210,21 @@ def backup(classes: KeepGraph | Prediction, a: np.ndarray, bust: Any = 0.0) -> n
             + classes.bust_prob * np.asarray(bust)[..., None]))
 
 
+def best_keeps(classes: KeepGraph | Prediction, a: np.ndarray, tie: float = 0.0) -> np.ndarray:
+    """The keep `compiled.choose` takes in each roll class for the values `a[..., k]` after each keep: the last
+    of the class's keeps within `tie` of its best (a class lists its keeps by points, then dice in hand after:
+    the most points, then the most dice), as ids into the classes' keeps, shape ``a.shape[:-1] + (C,)``.
+
+    The compiled pass records its own (`Decisions.keep`); this is its rule for tables made without that pass
+    (a rule of thumb's, `research.card`; the `expected` objective's, `objectives.ExpectedRows`).
+    """
+    a = np.asarray(a)
+    top = np.maximum.reduceat(a, classes.class_start, axis=-1)[..., classes.keep_class]
+    near = (a == top) if tie == 0.0 else (a >= top - tie)
+    ids = np.where(near, np.arange(a.shape[-1]), -1)
+    return np.asarray(np.maximum.reduceat(ids, classes.class_start, axis=-1))
+
+
 #: Values this close are a tie for the player to move (docs/solver.md, "Ties").
 TIE = 1e-12
 

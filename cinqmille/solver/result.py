@@ -23,7 +23,9 @@ from ..rules import Rules
 from ..rules.bank import UNIT
 from .grid import ScoreGrid
 from .kernel import TurnKernel
-from .policy import PolicyTable, TurnRows, differs, ranking, sample_groups
+from .choice import differs, ranking, sample_groups
+from .policy import PolicyTable
+from .rows import TurnRows
 from .turns import GameModel
 
 Objective = Literal["win", "expected", "race", "average"]
