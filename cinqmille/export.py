@@ -242,7 +242,9 @@ def pair_rows(result: "SolveResult", me: int, opp: int, reach: np.ndarray, seat:
               labels: dict[str, int] | None = None) -> Columns:
     """The rows of one score pair (real points) and kind of row (`seat`: the seat, or the counters'
     kind), turn points ascending, then dice (from the policy table); `labels`: its label columns."""
-    block, r = result.policy, int(result.policy.row(me // UNIT, opp // UNIT, seat))
+    from .solver.locate import locate_rows
+
+    block, r = result.policy, int(locate_rows(result.policy, me // UNIT, opp // UNIT, kinds=seat))
     labels = {"seat": seat} if labels is None else labels
     names = ("me", "opp", *labels, *COLUMNS[3:])
     return _block_rows(block, r, reach, {"me": me, "opp": opp, **labels}, names)
@@ -598,7 +600,9 @@ def keep_rows(result: "SolveResult", cols: Columns, progress: Callable[[float], 
     out.update(_keep_arrays(int(start[-1]), pdt, every))
     if not len(sel):
         return out
-    r = np.asarray(policy.row(me // UNIT, opp // UNIT, kind), dtype=np.int64)
+    from .solver.locate import locate_rows
+
+    r = locate_rows(policy, me // UNIT, opp // UNIT, kinds=kind)
     t = turn // UNIT
     for lo in range(0, len(sel), chunk):
         part = np.arange(lo, min(lo + chunk, len(sel)))

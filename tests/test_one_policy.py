@@ -21,6 +21,7 @@ from cinqmille.simulation import SimConfig, simulate
 from cinqmille.simulation.stats import std_error
 from cinqmille.simulation.vecpolicies import OptimalVec
 from cinqmille.solver import SolveResult, solve
+from cinqmille.solver.locate import locate_rows
 from turn_table import turn_table
 
 pytestmark = pytest.mark.usefixtures("session_cache")
@@ -215,7 +216,7 @@ def vector_answers(rules: Rules, vec: OptimalVec, states: list[dict]) -> list[ob
             t = np.array([v.turn_points // UNIT for v in views])
             m = np.array([v.dice_in_hand for v in views])
             target = np.array([v.last_round.target // UNIT for v in views]) if last else None
-            pid = np.zeros(len(idx), dtype=np.int64) if last else table.row(a, b, seat)
+            pid = np.zeros(len(idx), dtype=np.int64) if last else locate_rows(table, a, b, kinds=seat)
             if kind == "keep":
                 c = np.array([class_of(rules, classes, v) for v in views])
                 doubled = np.array([states[i]["doubled"] for i in idx])
@@ -307,7 +308,7 @@ def test_a_tied_take_over_is_declined_by_everyone() -> None:
     ties = 0
     for me in range(300, rules.goal, 50):
         for opp in [0] + list(range(300, rules.goal, 50)):
-            r = int(table.row(me // UNIT, opp // UNIT))
+            r = int(locate_rows(table, me // UNIT, opp // UNIT))
             fresh = table.value(r, 0, rules.dice)
             for points in range(50, rules.goal, 50):
                 for dice in range(1, rules.dice + 1):
@@ -389,7 +390,7 @@ def legal_keeps_of(rules: Rules, counts: tuple[int, ...]) -> tuple[Keep, ...]:
 
 def table_row(vec: OptimalVec, me: int, opp: int) -> int:
     """The row of a score pair (points) in the simulator's table."""
-    return int(vec.table.row(me // UNIT, opp // UNIT))
+    return int(locate_rows(vec.table, me // UNIT, opp // UNIT))
 
 
 def test_the_policy_announces_where_the_solver_says_it_pays() -> None:

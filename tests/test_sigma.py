@@ -23,12 +23,13 @@ from cinqmille.dice import dice_tables, faces_of, legal_keeps
 from cinqmille.engine.state import GameView, PlayerState
 from cinqmille.policies.optimal import OptimalPolicy
 from cinqmille.policies.seats_table import seats_of
-from cinqmille.position import Position
+from cinqmille.position import Position, PositionError
 from cinqmille.rules import Rules, rules_from_dict
 from cinqmille.simulation.vecpolicies import OptimalVec
 from cinqmille.solver import SolveResult, compute
 from cinqmille.solver.choice import block_graph
 from cinqmille.solver.rows import keep_choices
+from cinqmille.solver.locate import locate_rows
 
 UNIT = 50
 RULESETS = {
@@ -152,14 +153,14 @@ def test_advise_and_export_take_the_kernels_keep_and_move(name: str, players: in
     if players == 2:
         cols = ex.policy_rows(result, scores, scores)
         keeps = ex.keep_rows(result, cols)
-        rows = table.row(keeps["me"] // UNIT, keeps["opp"] // UNIT)
+        rows = locate_rows(table, keeps["me"] // UNIT, keeps["opp"] // UNIT)
         others = [keeps["opp"]]
     else:
         cols, keeps = ex.seat_tables(result, scores, [scores] * (players - 1))
         assert keeps is not None
         names = ex.opponent_columns(players)
         others = [keeps[n] for n in names]
-        rows = table.rows(keeps["me"].astype(np.int64) // UNIT, *(o.astype(np.int64) // UNIT for o in others))
+        rows = locate_rows(table, keeps["me"].astype(np.int64) // UNIT, *(o.astype(np.int64) // UNIT for o in others))
     t = keeps["turn"].astype(np.int64) // UNIT
     m = keeps["dice"].astype(np.int64)
     counts = np.array([[str(x).count(str(f)) for f in range(1, 7)] for x in keeps["rolled"]])
@@ -182,3 +183,35 @@ def test_advise_and_export_take_the_kernels_keep_and_move(name: str, players: in
         move = advise(result, Position(int(keeps["me"][i]), opp[0], int(keeps["turn"][i]), int(m[i]),
                                        others=opp if players > 2 else None)).best
         assert (move.action == "bank") == bool(table.move(rows[i], t[i], m[i]) == 0)
+
+
+def test_take_overs_are_the_solves() -> None:
+    """On every state of a take-over ruleset, the table, the simulator and `offer_options` (the advice) take
+    over exactly where the solve's offers chose rolling over starting afresh (``offers > W``)."""
+    rules = rules_from_dict({"goal": 600, "opening": 150, "take_over": True}, "take-600")
+    result = compute(rules)
+    table = result.policy.complete()
+    assert result.offers is not None and table.take_v is not None
+    s, d = len(table.scores), rules.dice
+    vec = OptimalVec(rules, table)
+    taken = advised = 0
+    for r in range(len(table.cap)):
+        ia, ib = (r // s) % s, r % s
+        a, b = int(table.scores[ia]), int(table.scores[ib])
+        t = np.arange(min(int(table.cap[r]) + 1, result.offers.shape[3]))[:, None]
+        m = np.arange(1, d + 1)[None, :]
+        want = result.offers[0, a, b, t, m - 1] > result.tables[0, a, b]
+        assert np.array_equal(table.takes_over(r, t, m), want)
+        assert np.array_equal(vec.take_over(np.full(t.shape, r), np.zeros(t.shape, dtype=np.int64), t, m), want)
+        taken += int(want.sum())
+        for tt, mm in zip(*np.nonzero(want[1:])):  # (an offer has points): a sample, read as the advice reads it
+            if (tt + mm) % 5:
+                continue
+            position = Position(a * UNIT, b * UNIT, offer=((int(tt) + 1) * UNIT, int(mm) + 1))
+            try:
+                options = result.offer_options(position)
+            except PositionError:  # an offer no bank leaves (the table has rows for every turn state)
+                continue
+            assert options[0].action == "take_over"
+            advised += 1
+    assert taken > 0 and advised > 0

@@ -12,6 +12,7 @@ from cinqmille.rules import rules_from_dict
 from cinqmille.simulation import SimConfig, simulate
 from cinqmille.solver import compute
 from cinqmille.solver.n_player import leading, seat_rows, threatening
+from cinqmille.solver.locate import locate, locate_rows
 
 SMALL = {"goal": 500, "opening": 150}
 EXACT = {"goal": 400, "opening": 100, "end": "exact"}
@@ -43,9 +44,9 @@ def test_every_decision_of_the_table_is_the_advice_rows(rules_dict: dict, player
     checked = 0
     for a, *others in itertools.product(scores, repeat=players):
         block = seat_rows(result, a, np.array([others]))
-        row = table.row(a, *others)
+        row = int(locate_rows(table, a, *others))
         pos = Position(a * 50, others[0] * 50, others=tuple(o * 50 for o in others))
-        assert table.spot(pos) == (table, row)
+        assert locate(table, pos) == (table, row)
         advice_block, _ = result.spot(pos)
         r0, t, m = _states(block, 0, d)
         assert np.array_equal(advice_block.move(r0, t, m), block.move(r0, t, m))
@@ -96,7 +97,7 @@ def test_the_engine_policy_reads_the_row_of_the_two_who_threaten_most() -> None:
         for scores, seat, row in seen:
             others = tuple(scores[(seat + i) % n] for i in range(1, n))
             b, c = leading(others, 2)
-            assert row == table.row(scores[seat] // 50, b // 50, c // 50)
+            assert row == locate_rows(table, scores[seat] // 50, b // 50, c // 50)
     assert policy.seats(4) is table
 
 

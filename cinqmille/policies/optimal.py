@@ -5,7 +5,7 @@ two-player `PolicyTable` or, for three players or more, the `SeatsTable`,
 each built from the solved `win` result of its size): this module only turns
 the referee's question into a position (`view_position`, through
 `Position.at_table`, the one reading of a table's state) and asks the table
-where that position is read (its `spot`) and what its one function decides:
+where that position is read (`solver.locate.locate`) and what its one function decides:
 
 - which keep: the one the solve took for the roll (`roll_keep`; after a right
   announcement the keeps double the turn points);
@@ -50,6 +50,7 @@ from ..rules.end import UNIT
 from ..solver.api import table_players
 from ..solver.choice import block_graph
 from ..solver.policy import PolicyTable
+from ..solver.locate import locate
 from ..solver.rows import TurnRows, roll_keep, same_keep
 from ..solver.result import SolveResult
 from ..words import table_words, threat_words
@@ -130,10 +131,10 @@ class OptimalPolicy:
 
     def spot(self, view: GameView, offer: tuple[int, int] | None = None) -> tuple[TurnRows, int]:
         """(block, row) of the table where the referee's question in `view` is read (`view_position`, then the
-        table's `spot`: its one reading of a position)."""
+        `locate`: the one reading of a position)."""
         position = view_position(view, offer)
         seats = self.seats(len(view.players)) if len(view.players) > 2 and position.target is None else None
-        return (seats or self.table).spot(position)
+        return locate(seats or self.table, position)
 
     def _said(self, question: str, view: GameView, answer: _Answer, detail: Any = None) -> _Answer:
         if self.narrate is not None:

@@ -40,8 +40,7 @@ from ..rules import Rules
 from ..rules.end import UNIT
 from ..solver import cache
 from ..solver.kernel import TIE
-from ..position import Position
-from ..solver.n_player import leading, seat_rows
+from ..solver.n_player import seat_rows
 from ..solver.choice import differs, layout_problem, sample_groups
 from ..solver.policy import LazyGroups
 from ..solver.rows import TurnRows
@@ -65,6 +64,7 @@ class SeatsTable(LazyGroups, TurnRows):
                  keep: np.ndarray | None = None, told: np.ndarray | None = None):
         s = len(scores)
         self.players = players
+        self.kinds = 1  # one kind of row per tuple of scores (`locate.kind`)
         self.scores = np.asarray(scores, dtype=np.int64)
         self.mover_caps = np.asarray(caps, dtype=np.int64)  # (S,) cap of the mover's score
         goal = rules.goal // UNIT
@@ -221,37 +221,6 @@ class SeatsTable(LazyGroups, TurnRows):
             if cls.layers(arrays["scores"], arrays["caps"], players) == len(arrays["value"]):
                 return players
         return 3
-
-    # -- where a position is read ------------------------------------------------------------
-    def row(self, a: int, *others: int) -> int:
-        """Row of banked scores `a` (the mover) and `others` (units, playing order); raises for a score that
-        cannot occur or for the wrong number of opponents."""
-        if len(others) != self.players - 1:
-            raise CinqmilleError(f"a {self.players}-player table reads {self.players - 1} opponents, "
-                                 f"got {len(others)}")
-        s, row = len(self.scores), 0
-        for x in (a,) + tuple(others):
-            i = int(self.index[x]) if 0 <= x < len(self.index) else -1
-            if i < 0:
-                raise CinqmilleError("a banked score that cannot occur under this ruleset (or at the goal)")
-            row = row * s + i
-        return row
-
-    def rows(self, a: np.ndarray, *others: np.ndarray) -> np.ndarray:
-        """Rows of arrays of banked scores (units, playing order from the mover; all possible scores)."""
-        s = len(self.scores)
-        row = self.index[a]
-        for x in others:
-            row = row * s + self.index[x]
-        return np.asarray(row)
-
-    def spot(self, position: Position) -> tuple[TurnRows, int]:
-        """(block, row) where a position is read: the row of the mover against the opponents in playing order,
-        reduced to the `players - 1` who threaten most (`leading`) at a larger table."""
-        others = position.others if position.others is not None else (position.opp,)
-        if len(others) > self.players - 1:
-            others = leading(others, self.players - 1)
-        return self, self.row(position.me // UNIT, *(o // UNIT for o in others))
 
     # -- the decisions, as `TurnRows` chose them --------------------------------------------
     def announcement(self, r: Any, t: Any) -> np.ndarray:

@@ -66,12 +66,14 @@ def _pair_spec(rules: Rules) -> cache.TableSpec:
         "choices": (None, "int64")}
     if rules.prediction:
         arrays.update(plain=(None, "float64"), predict=(None, "float64"), told=(None, "int8"))
+    if rules.take_over:
+        arrays["take"] = (None, "bool")
 
     def check(found: Mapping[str, np.ndarray]) -> str | None:
         s, d = len(found["scores"]), rules.dice
         rows = int(((found["caps"] + 2) * s).sum())
         if (found["bank"].shape != (rows, d) or found["roll"].shape != (rows, d) or found["move"].shape != (rows, d)
-                or len(found["bust"]) != len(found["caps"]) * s):
+                or len(found["bust"]) != len(found["caps"]) * s or ("take" in found and found["take"].shape != (rows, d))):
             return "arrays of inconsistent shapes"
         move = found["move"]
         why = move_problem(move, len(found["choices"]), none=True) or _keeps_problem(rules, found, rows)

@@ -20,7 +20,6 @@ from typing import Any, Self
 import numpy as np
 
 from ..errors import CinqmilleError
-from ..position import Position
 from ..rules import Rules
 from ..rules.bank import UNIT
 from ..work import working
@@ -28,9 +27,7 @@ from .cache import CorruptTable
 from .choice import differs, layout_problem, sample_groups
 from .kernel import TurnKernel, rolled
 from .last_turn import LastTurn
-from .n_player import leading
 from .rows import TurnRows, last_turn_rows
-from .turns import counted
 
 #: Rows (opponent scores) of one group: small enough for a quick advice, large enough for a quick table.
 GROUP = 8
@@ -102,17 +99,18 @@ class PolicyTable(LazyGroups, TurnRows):
                  bank: np.ndarray, roll: np.ndarray, plain: np.ndarray | None, predict: np.ndarray | None,
                  choices: tuple[int, ...], period: int, source: Any = None, exact_solve: bool = True,
                  assumptions: tuple[str, ...] = (), move: np.ndarray | None = None, keep: np.ndarray | None = None,
-                 told: np.ndarray | None = None):
+                 told: np.ndarray | None = None, take: np.ndarray | None = None):
         s = len(scores)
         self.scores = np.asarray(scores, dtype=np.int64)  # valid banked scores, units
         self.mover_caps = np.asarray(caps, dtype=np.int64)  # (seats * S,) cap of the mover seat * S + ia
-        self.seats = len(self.mover_caps) // s
+        self.kinds = len(self.mover_caps) // s  # kinds of row per pair of scores (`locate.kind`)
+        self.players = 2
         goal = rules.goal // UNIT
         self.index = np.full(goal, -1, dtype=np.int64)
         self.index[self.scores] = np.arange(s)
         super().__init__(rules, np.repeat(self.mover_caps, s), _layout(self.scores, self.mover_caps), bust,
                          bank, roll, plain, predict, choices, period, ready=source is None, move=move, keep=keep,
-                         told=told)
+                         told=told, take=take)
         self.exact_solve = exact_solve
         self.assumptions = tuple(assumptions)
         self._source = source  # the SolveResult that computes missing groups (None: the table is complete)
@@ -148,7 +146,8 @@ class PolicyTable(LazyGroups, TurnRows):
                    kernel.period, source=result, exact_solve=result.exact, assumptions=tuple(result.assumptions),
                    move=np.full((rows, d), -1, dtype=np.int8),
                    keep=np.full((rows, len(graph.choosing)), -1, dtype=np.int8),
-                   told=None if pred is None else np.full((rows, len(pred.choosing)), -1, dtype=np.int8))
+                   told=None if pred is None else np.full((rows, len(pred.choosing)), -1, dtype=np.int8),
+                   take=None if result.offers is None else np.zeros((rows, d), dtype=bool))
 
     def _group(self, g: int) -> None:
         """Compute the rows of group g (a mover's seat and score, `GROUP` opponent scores): one kernel pass."""
@@ -193,6 +192,11 @@ class PolicyTable(LazyGroups, TurnRows):
                "keep_v": moves.keep[:, :n].reshape(k * n, -1)}
         if self.told_v is not None:
             out["told_v"] = moves.told[:, :n].reshape(k * n, -1)
+        if self.take_v is not None:  # the solve took over where rolling beat starting afresh (`record_offers`)
+            t = np.minimum(np.arange(n), result.offers.shape[3] - 1)
+            offered = result.offers[seat, self.scores[ia], b[:, None], t[None, :], :]  # (k, n, D)
+            fresh = w[seat, self.scores[ia], b][:, None, None]
+            out["take_v"] = (offered > fresh).reshape(-1, self.dice)
         if self.predict_v is not None and predict is not None and self.plain_v is not None:
             out["plain_v"] = plain[:, :, 1].reshape(-1)
             out["predict_v"] = predict.reshape(-1, predict.shape[-1])
@@ -207,6 +211,8 @@ class PolicyTable(LazyGroups, TurnRows):
                "choices": np.array(self.choices, dtype=np.int64)}
         if self.told_v is not None:
             out["told"] = self.told_v
+        if self.take_v is not None:
+            out["take"] = self.take_v
         if self.plain_v is not None and self.predict_v is not None:
             out.update(plain=self.plain_v, predict=self.predict_v)
         return out
@@ -230,6 +236,7 @@ class PolicyTable(LazyGroups, TurnRows):
                                     "bust": fresh.bust.shape, "bank": fresh.bank_v.shape, "roll": fresh.roll_v.shape,
                                     "move": fresh.roll_v.shape, "keep": fresh.keep_v.shape,
                                     "told": () if fresh.told_v is None else fresh.told_v.shape,
+                                    "take": () if fresh.take_v is None else fresh.take_v.shape,
                                     "plain": () if fresh.plain_v is None else fresh.plain_v.shape,
                                     "predict": () if fresh.predict_v is None else fresh.predict_v.shape}
             why = layout_problem(arrays, period, want, fresh.period)
@@ -238,7 +245,7 @@ class PolicyTable(LazyGroups, TurnRows):
         table = cls(rules, arrays["scores"], arrays["caps"], arrays["bust"], arrays["bank"], arrays["roll"],
                     arrays.get("plain"), arrays.get("predict"), tuple(int(c) for c in arrays["choices"]), period,
                     exact_solve=exact_solve, assumptions=assumptions, move=arrays["move"], keep=arrays["keep"],
-                    told=arrays.get("told"))
+                    told=arrays.get("told"), take=arrays.get("take"))
         if fresh is not None:
             why = table._sample_problem(fresh, check)
             if why:
@@ -259,46 +266,12 @@ class PolicyTable(LazyGroups, TurnRows):
             rows = self._group_rows(int(g))
             fresh._ready(rows)
             cells = slice(int(self.offset[rows[0]]), int(self.offset[rows[-1]] + self.cap[rows[-1]] + 2))
-            for name in ("bank_v", "roll_v", "plain_v", "predict_v", "value_v", "move_v", "keep_v", "told_v"):
+            for name in ("bank_v", "roll_v", "plain_v", "predict_v", "value_v", "move_v", "keep_v", "told_v",
+                         "take_v"):
                 mine, theirs = getattr(self, name), getattr(fresh, name)
                 if mine is not None and differs(mine[cells], theirs[cells]):
                     return f"its rows of group {int(g)} differ from the kernel's ({name[:-2]})"
         return None
-
-    # -- where a position is read --------------------------------------------------------------
-    def row(self, a: Any, b: Any, seat: Any = 0) -> Any:
-        """Row ids of banked scores `a`, `b` (units) and the mover's seat; raises for a score that cannot occur."""
-        s = len(self.scores)
-        if isinstance(a, int) and isinstance(b, int) and isinstance(seat, int):  # one state, quickly
-            ia = int(self.index[a]) if 0 <= a < len(self.index) else -1
-            ib = int(self.index[b]) if 0 <= b < len(self.index) else -1
-            if ia >= 0 and ib >= 0:
-                return np.int64((min(seat, self.seats - 1) * s + ia) * s + ib)
-        a, b = np.asarray(a), np.asarray(b)
-        goal = len(self.index)
-        if np.any((a < 0) | (a >= goal) | (b < 0) | (b >= goal)):
-            raise CinqmilleError("a banked score at or past the goal has no row in the policy table")
-        ia, ib = self.index[a], self.index[b]
-        if np.any(ia < 0) or np.any(ib < 0):
-            raise CinqmilleError("a banked score that cannot occur under this ruleset")
-        return (np.minimum(seat, self.seats - 1) * s + ia) * s + ib
-
-    def spot(self, position: Position) -> tuple[TurnRows, int]:
-        """(block, row) where a position is read: my last turn when `target` is set, else the row of its scores
-        and kind (`kind`); with more opponents than one, against the one who threatens most (`leading`)."""
-        if position.target is not None:
-            return self.last_turn(position.me // UNIT, position.target // UNIT)
-        opp = position.opp if position.others is None else leading(position.others, 1)[0]
-        return self, int(self.row(position.me // UNIT, opp // UNIT, self.kind(position)))
-
-    def kind(self, position: Position) -> int:
-        """The kind of row a position is read at (`solver.turns`): the scoreless-turn counters (mine * count +
-        his) under a counted `zero_turns`, else the seat under `last_round` (0 opens each round), else 0."""
-        count = counted(self.rules)
-        if count:
-            mine, his = position.scoreless
-            return mine * count + his
-        return min(position.seat, self.seats - 1)
 
     # -- last turns ------------------------------------------------------------------------------
     def _last_model(self) -> Any:

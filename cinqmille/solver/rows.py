@@ -67,7 +67,7 @@ class TurnRows:
                  bank: np.ndarray, roll: np.ndarray, plain: np.ndarray | None = None,
                  predict: np.ndarray | None = None, choices: tuple[int, ...] = (), period: int = 1,
                  ready: bool = True, tie: float = 0.0, move: np.ndarray | None = None,
-                 keep: np.ndarray | None = None, told: np.ndarray | None = None):
+                 keep: np.ndarray | None = None, told: np.ndarray | None = None, take: np.ndarray | None = None):
         self.rules = rules
         self.dice = rules.dice
         self.exact = rules.banking.exact
@@ -85,6 +85,8 @@ class TurnRows:
         # (layers, Cc) int8: the keep the pass took at each layer in each roll class with a choice (σ,
         # `kernel.Decisions.keep`), and (layers, C2c) after a right announcement (`told`); None: not kept
         self.keep_v, self.told_v = keep, told
+        # (layers, D) bool: whether the solve took over an offer of (t, m) (σ, its `offers`); None: not kept
+        self.take_v = take
         self.value_v = np.empty_like(roll)  # (layers, D) value of the state, filled by `_values`
         self._expected: dict[tuple[int, int], TurnExpectation] = {}
         if ready:
@@ -239,6 +241,8 @@ class TurnRows:
 
     def takes_over(self, r: Any, t: Any, m: Any) -> np.ndarray:
         """Take over the offered turn (True) or start afresh."""
+        if self.take_v is not None:  # the solve's own decision (`PolicyTable`: the offers it solved)
+            return np.asarray(np.take(self.take_v.reshape(-1), self._cell(r, t, m)))
         return np.asarray(best(self.offer_values(r, t, m), self.tie) == 1)
 
     # -- what the decisions give in points ---------------------------------------------------
