@@ -297,12 +297,14 @@ def test_rule_of_50_last_turn_banks_no_fault() -> None:
             assert engine.should_bank(view) is (not faulty) and bot.should_bank(view) is (not faulty)
 
 
-def test_a_tied_take_over_is_declined_by_everyone() -> None:
-    """Where taking over is worth exactly as much as a fresh start, the table, advise, the bot, the engine policy
-    and OptimalVec all start afresh."""
+def test_a_tied_take_over_is_the_solves_for_everyone() -> None:
+    """Where taking over is worth as much as a fresh start by the table's values, the table, advise, the bot, the
+    engine policy and OptimalVec all take the solve's decision (its offers took over where rolling beat a fresh
+    start, to the last bit of its own pass: ``offers > W``)."""
     rules = rules_from_dict(SMALL["take_over"])
     result = solve(rules, "win")
     table = result.policy
+    assert result.offers is not None
     vec = OptimalVec(rules)
     engine, bot = OptimalPolicy(rules), bot_policy(result)
     ties = 0
@@ -315,15 +317,18 @@ def test_a_tied_take_over_is_declined_by_everyone() -> None:
                     if table.roll(r, points // UNIT, dice) != fresh or not offer_occurs(rules, me, opp, points, dice):
                         continue
                     ties += 1
+                    solve_takes = bool(result.offers[0, me // UNIT, opp // UNIT, points // UNIT, dice - 1]
+                                       > result.tables[0, me // UNIT, opp // UNIT])
+                    action = "take_over" if solve_takes else "start"
                     offer = TakeOverOffer(1, points, dice)
                     view = GameView(rules, 0, (new_player(rules, [me]), new_player(rules, [opp] if opp else [])),
                                     0, rules.dice, None, False, False, False, False, None, 6)
                     position = Position(me, opp, offer=(points, dice))
-                    assert advise(result, position).best.action == "start"
-                    assert result.offer_options(position)[0].action == "start"
-                    assert not engine.should_take_over(view, offer) and not bot.should_take_over(view, offer)
-                    assert not vec.take_over(np.array([r]), np.array([me // UNIT]), np.array([points // UNIT]),
-                                             np.array([dice]))[0]
+                    assert advise(result, position).best.action == action
+                    assert result.offer_options(position)[0].action == action
+                    assert engine.should_take_over(view, offer) == solve_takes == bot.should_take_over(view, offer)
+                    assert vec.take_over(np.array([r]), np.array([me // UNIT]), np.array([points // UNIT]),
+                                         np.array([dice]))[0] == solve_takes
     assert ties > 5
 
 

@@ -11,18 +11,19 @@ from one table, for any number of players the solver has (three or four):
   opponents against `SEATS_GROUP` consecutive scores of the last opponent,
   computed by `seat_rows` (one kernel pass for the group), when first read;
 - of each group the table keeps, per turn state ``(t, m)``, the state's value
-  (`TurnRows.value`, which the keeps are chosen by) and the move that
-  `TurnRows.move` chooses there (0 bank, 1 roll, 2 + j announce), and per layer
-  the announcement `TurnRows.announcement` chooses: every decision is the
-  `TurnRows` block's, stored, not computed again by other code (a test checks
-  each against the advice's row on every state of small rulesets);
+  and the move the kernel's pass took there (0 bank, 1 roll, 2 + j announce),
+  per layer the announcement and the keep the pass took in every roll class
+  (σ, `kernel.Decisions`): every decision is the solve's, stored, not computed
+  again by other code (tests check each against the advice's row on every
+  state of small rulesets);
 - the complete table (`complete`) is cached by `policies.tables.policy_table`
   (``.npz``, keyed by ruleset, players and solver version), so that simulation
   batches in other processes read it instead of computing it again.
 
 Rows are laid out like the two-player table's: row ``ravel(ia, ib, ..., iz)``
 (indices into the ruleset's possible scores, the mover first, then the
-opponents in playing order) owns ``cap(a) + 2`` layers. Take-over offers are
+opponents in playing order; `solver.locate` reads a position there) owns
+``cap(a) + 2`` layers. Take-over offers are
 not in the n-player solve (solved as if the rule were off); the table declines
 them (`takes_over` is False), as the rule being off would have it.
 """

@@ -9,7 +9,6 @@ is computed when first read (an advice computes one), or all groups at once
 every reader sees the same numbers to the last bit (a pass of other rows could
 differ in the last bit). A last turn is read from the solver's `LastTurn`
 tables (the chance that this turn ends with a bank that takes the victory).
-
 """
 
 from __future__ import annotations

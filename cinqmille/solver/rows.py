@@ -26,19 +26,20 @@ Each decision lists its options in a fixed tie-break order (RULES.md section
 8) and takes the first of the best (`best`; `ranking` orders them all, for the
 advice):
 
-- bank or roll (`move`, `banks`, `announcement`): bank, roll plainly, then the
-  announcements from the smallest (a tie goes to banking; between announcing
-  and rolling plainly, to rolling plainly);
+- bank or roll (`move`, `banks`, `announcement`): the move the solve's pass
+  took (σ, `move_v`) where it took one; elsewhere (a last turn of a last
+  round) bank, roll plainly, then the announcements from the smallest (a tie
+  goes to banking; between announcing and rolling plainly, to rolling plainly);
 - which keep (`keep`, `taken`): not decided here but read: the keep the
   solve's pass took in each roll class (σ, `kernel.Decisions.keep`; on a tie
   the kernel's rule, `compiled.choose`: the most points, then the most dice in
   hand after);
-- a take-over offer (`takes_over`): start afresh, then take over (a tie starts
-  afresh).
+- a take-over offer (`takes_over`): the solve's (σ, `take_v`: where its
+  offers took over) where the table holds it; elsewhere start afresh, then
+  take over (a tie starts afresh).
 
 Every function is vectorised over states (arrays that broadcast); one state is
 arrays of one element.
-
 """
 
 from __future__ import annotations
