@@ -1,7 +1,8 @@
 """SHA-256 fingerprints of every array of every table the solver produces, to check a refactoring bit for bit.
 
 Usage: ``PYTHONPATH=$PWD python benchmarks/table_fingerprints.py [--quick] > fingerprints.txt``, then compare
-two outputs with ``diff``. Every table is solved afresh (`compute`, no cache):
+two outputs with ``diff`` (about 6 minutes on a busy two-core machine, 2026-12-02; `--quick` about 1). Every
+table is solved afresh (`compute`, no cache):
 
 - the two-player presets of ``data/presets`` (those that solve in about 30 s or less on one core; `--quick`
   leaves out the slowest): the turn-start values, the take-over offers and every array of the complete policy
@@ -58,16 +59,8 @@ def line(table: str, name: str, x: Any) -> str:
 
 
 def table_arrays(result: Any) -> dict[str, np.ndarray]:
-    """Every array of the complete policy table of `result` (whatever type the version at hand builds)."""
-    try:  # one table type for any number of seats
-        from cinqmille.table.policy import PolicyTable as Table  # type: ignore[import-not-found]
-
-        table = Table.of(result).complete()
-        arrays = dict(table.arrays())
-        arrays["value(derived)"] = table.value_v
-        return arrays
-    except ImportError:
-        pass
+    """Every array of the complete policy table of `result` (what its cache file holds; two players also the
+    states' values, derived from them)."""
     if result.players == 2:
         table = result.policy.complete()
         arrays = dict(table.arrays())
