@@ -202,7 +202,7 @@ def _decide(result: "SolveResult", position: Position, roll: str | tuple[int, ..
             return _offer(result, position, exact, assumptions)
         return _bank_or_roll(result, position, exact, assumptions)
     from .solver import parse_faces
-    from .solver.policy import keep_choices
+    from .solver.rows import keep_choices
 
     faces = parse_faces(roll, rules)
     if position.dice is not None and position.dice != len(faces):
@@ -316,7 +316,7 @@ def _this_game(advice: Advice, players: int, table: int) -> Advice:
 
 def _bank_or_roll(result: "SolveResult", position: Position, exact: bool, assumptions: tuple[str, ...]) -> Advice:
     """Bank, roll plainly, or (two dice, `prediction`) announce and roll: the table's moves, ranked."""
-    from .solver.policy import ranking
+    from .solver.choice import ranking
 
     rules = result.rules
     block, r = result.spot(position)
@@ -335,7 +335,7 @@ def _bank_or_roll(result: "SolveResult", position: Position, exact: bool, assump
 
 def _offer(result: "SolveResult", position: Position, exact: bool, assumptions: tuple[str, ...]) -> Advice:
     """A take-over offered at the start of the turn: take it over, or start afresh with all the dice."""
-    from .solver.policy import best
+    from .solver.choice import best
 
     rules = result.rules
     assert position.offer is not None

@@ -39,7 +39,7 @@ from .players import HUMAN, SYNONYMS
 from .policies.heuristics import best_keep
 from .policies.optimal import Narrator, OptimalPolicy
 from .policies.optimal import view_position as engine_position
-from .solver.n_player import leading
+from .solver.locate import reduced
 from .words import players_words, table_words, threat_words
 from .policies.seats_table import seats_of
 from .position import Position, PositionError
@@ -74,7 +74,7 @@ def view_position(result: SolveResult, view: GameView, offer: tuple[int, int] | 
         raise PositionError("a last round is in progress, which this ruleset does not have")
     position = engine_position(view, offer)
     if position.others is not None and getattr(result, "players", 2) == 2:  # the two-player table: the leader
-        return replace(position, opp=leading(position.others, 1)[0], others=None)
+        return replace(position, opp=int(reduced(2, position.me, *position.others)[1]), others=None)
     return position
 
 

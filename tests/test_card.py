@@ -18,7 +18,9 @@ from cinqmille.research.distribution import GameChain, optimal_turns, pair_turns
 from cinqmille.rules import rules_from_dict
 from cinqmille.simulation.runner import SimConfig, simulate
 from cinqmille.solver import solve
-from cinqmille.solver.policy import turn_distribution, turn_expectation
+from cinqmille.solver.turn_dist import turn_distribution
+from cinqmille.solver.turn_eval import turn_expectation
+from cinqmille.solver.locate import locate_rows
 
 from small_rulesets import TURN_RULESETS
 
@@ -66,7 +68,7 @@ def test_pair_turns_are_the_turn_distributions_and_their_mean_the_backward_pass(
     card = CardRows(rules, SOME_CARD, scores, policy.mover_caps[:s])
     i = np.repeat(np.arange(s), s).reshape(s, s)
     card_rows = card.row(i, scores[:, None], scores[None, :])
-    policy_rows = np.asarray(policy.row(scores[:, None], scores[None, :]), dtype=np.int64)
+    policy_rows = locate_rows(policy, scores[:, None], scores[None, :])
     for block, rows in [(policy, policy_rows), (card, card_rows)]:
         turns = pair_turns(block, rows, scores, top)
         for ia, ib in [(0, 0), (s - 1, 0), (1, s - 1), (s // 2, s // 3)]:

@@ -21,6 +21,7 @@ from cinqmille.simulation import SimConfig, simulate
 from cinqmille.simulation.stats import std_error
 from cinqmille.simulation.vecpolicies import OptimalVec
 from cinqmille.solver import SolveResult, solve
+from cinqmille.solver.locate import locate_rows
 from turn_table import turn_table
 
 pytestmark = pytest.mark.usefixtures("session_cache")
@@ -215,7 +216,7 @@ def vector_answers(rules: Rules, vec: OptimalVec, states: list[dict]) -> list[ob
             t = np.array([v.turn_points // UNIT for v in views])
             m = np.array([v.dice_in_hand for v in views])
             target = np.array([v.last_round.target // UNIT for v in views]) if last else None
-            pid = np.zeros(len(idx), dtype=np.int64) if last else table.row(a, b, seat)
+            pid = np.zeros(len(idx), dtype=np.int64) if last else locate_rows(table, a, b, kinds=seat)
             if kind == "keep":
                 c = np.array([class_of(rules, classes, v) for v in views])
                 doubled = np.array([states[i]["doubled"] for i in idx])
@@ -296,33 +297,38 @@ def test_rule_of_50_last_turn_banks_no_fault() -> None:
             assert engine.should_bank(view) is (not faulty) and bot.should_bank(view) is (not faulty)
 
 
-def test_a_tied_take_over_is_declined_by_everyone() -> None:
-    """Where taking over is worth exactly as much as a fresh start, the table, advise, the bot, the engine policy
-    and OptimalVec all start afresh."""
+def test_a_tied_take_over_is_the_solves_for_everyone() -> None:
+    """Where taking over is worth as much as a fresh start by the table's values, the table, advise, the bot, the
+    engine policy and OptimalVec all take the solve's decision (its offers took over where rolling beat a fresh
+    start, to the last bit of its own pass: ``offers > W``)."""
     rules = rules_from_dict(SMALL["take_over"])
     result = solve(rules, "win")
     table = result.policy
+    assert result.offers is not None
     vec = OptimalVec(rules)
     engine, bot = OptimalPolicy(rules), bot_policy(result)
     ties = 0
     for me in range(300, rules.goal, 50):
         for opp in [0] + list(range(300, rules.goal, 50)):
-            r = int(table.row(me // UNIT, opp // UNIT))
+            r = int(locate_rows(table, me // UNIT, opp // UNIT))
             fresh = table.value(r, 0, rules.dice)
             for points in range(50, rules.goal, 50):
                 for dice in range(1, rules.dice + 1):
                     if table.roll(r, points // UNIT, dice) != fresh or not offer_occurs(rules, me, opp, points, dice):
                         continue
                     ties += 1
+                    solve_takes = bool(result.offers[0, me // UNIT, opp // UNIT, points // UNIT, dice - 1]
+                                       > result.tables[0, me // UNIT, opp // UNIT])
+                    action = "take_over" if solve_takes else "start"
                     offer = TakeOverOffer(1, points, dice)
                     view = GameView(rules, 0, (new_player(rules, [me]), new_player(rules, [opp] if opp else [])),
                                     0, rules.dice, None, False, False, False, False, None, 6)
                     position = Position(me, opp, offer=(points, dice))
-                    assert advise(result, position).best.action == "start"
-                    assert result.offer_options(position)[0].action == "start"
-                    assert not engine.should_take_over(view, offer) and not bot.should_take_over(view, offer)
-                    assert not vec.take_over(np.array([r]), np.array([me // UNIT]), np.array([points // UNIT]),
-                                             np.array([dice]))[0]
+                    assert advise(result, position).best.action == action
+                    assert result.offer_options(position)[0].action == action
+                    assert engine.should_take_over(view, offer) == solve_takes == bot.should_take_over(view, offer)
+                    assert vec.take_over(np.array([r]), np.array([me // UNIT]), np.array([points // UNIT]),
+                                         np.array([dice]))[0] == solve_takes
     assert ties > 5
 
 
@@ -389,7 +395,7 @@ def legal_keeps_of(rules: Rules, counts: tuple[int, ...]) -> tuple[Keep, ...]:
 
 def table_row(vec: OptimalVec, me: int, opp: int) -> int:
     """The row of a score pair (points) in the simulator's table."""
-    return int(vec.table.row(me // UNIT, opp // UNIT))
+    return int(locate_rows(vec.table, me // UNIT, opp // UNIT))
 
 
 def test_the_policy_announces_where_the_solver_says_it_pays() -> None:

@@ -16,7 +16,8 @@ from cinqmille.position import Position
 from cinqmille.rules import load_rules, rules_from_dict
 from cinqmille.solver import solve
 from cinqmille.solver.last_turn import LastTurn
-from cinqmille.solver.policy import last_turn_rows
+from cinqmille.solver.rows import last_turn_rows
+from cinqmille.solver.locate import locate_rows
 
 pytestmark = pytest.mark.usefixtures("session_cache")
 
@@ -48,7 +49,7 @@ def test_table_matches_one_pair_kernel_passes(rules) -> None:
             value = ta[0] + tb[0] * bust
             roll = kernel.rolling(value, bust)
             bank_v = bank.a[0] + bank.b[0] * bust
-            r = table.row(a, b)
+            r = locate_rows(table, a, b)
             t = np.arange(int(caps[0]) + 1)[:, None]
             m = np.arange(1, d + 1)[None, :]
             assert np.allclose(table.value(r, t, m), value[: len(t)], atol=1e-12, rtol=0)

@@ -10,10 +10,9 @@ from cinqmille.policies.optimal import OptimalPolicy, view_position
 from cinqmille.policies.seats_table import SeatsTable
 from cinqmille.rules import rules_from_dict
 from cinqmille.simulation import SimConfig, simulate
-from cinqmille.simulation.model import roll_model
 from cinqmille.solver import compute
 from cinqmille.solver.n_player import leading, seat_rows, threatening
-from cinqmille.solver.policy import keep_order
+from cinqmille.solver.locate import locate, locate_rows
 
 SMALL = {"goal": 500, "opening": 150}
 EXACT = {"goal": 400, "opening": 100, "end": "exact"}
@@ -40,20 +39,14 @@ def test_every_decision_of_the_table_is_the_advice_rows(rules_dict: dict, player
     rules = rules_from_dict(rules_dict)
     result = compute(rules, players=players)
     table = SeatsTable.of(result).complete()
-    mod = roll_model(rules)
     d = rules.dice
     scores = [int(x) for x in result.grid.scores]
-    cand = mod.cand.copy()  # the keeps of every roll class in the tie-break order, as the simulator lists them
-    for cls in range(len(cand)):
-        ks = mod.cand[cls, mod.cand_ok[cls]]
-        cand[cls, : len(ks)] = ks[keep_order(mod.units[ks], mod.next[ks], mod.win[ks])]
-    cand = (mod.units[cand], mod.next[cand], mod.win[cand], False, mod.cand_ok)
     checked = 0
     for a, *others in itertools.product(scores, repeat=players):
         block = seat_rows(result, a, np.array([others]))
-        row = table.row(a, *others)
+        row = int(locate_rows(table, a, *others))
         pos = Position(a * 50, others[0] * 50, others=tuple(o * 50 for o in others))
-        assert table.spot(pos) == (table, row)
+        assert locate(table, pos) == (table, row)
         advice_block, _ = result.spot(pos)
         r0, t, m = _states(block, 0, d)
         assert np.array_equal(advice_block.move(r0, t, m), block.move(r0, t, m))
@@ -61,9 +54,8 @@ def test_every_decision_of_the_table_is_the_advice_rows(rules_dict: dict, player
         assert np.abs(block.value(r0, t, m) - table.value(rr, t, m)).max() < 1e-13
         assert np.array_equal(block.move(r0, t, m), table.move(rr, t, m))
         assert np.array_equal(block.announcement(r0[:, 0], t[:, 0]), table.announcement(rr[:, 0], t[:, 0]))
-        tt = t[:, :1]
-        assert np.array_equal(block.keep(np.zeros_like(tt), tt, *cand),
-                              table.keep(np.full_like(tt, row), tt, *cand))
+        tt = t[:, 0]
+        assert np.array_equal(block.taken(np.zeros_like(tt), tt), table.taken(np.full_like(tt, row), tt))
         checked += 1
     assert checked == len(scores) ** players
 
@@ -105,7 +97,7 @@ def test_the_engine_policy_reads_the_row_of_the_two_who_threaten_most() -> None:
         for scores, seat, row in seen:
             others = tuple(scores[(seat + i) % n] for i in range(1, n))
             b, c = leading(others, 2)
-            assert row == table.row(scores[seat] // 50, b // 50, c // 50)
+            assert row == locate_rows(table, scores[seat] // 50, b // 50, c // 50)
     assert policy.seats(4) is table
 
 

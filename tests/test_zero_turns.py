@@ -9,6 +9,7 @@ from brute_force import brute_force_counters
 from cinqmille.rules import rules_from_dict
 from cinqmille.solver import compute, relaxations
 from cinqmille.solver.two_player import bellman_residual
+from cinqmille.solver.locate import locate_rows
 
 UNIT = 50
 
@@ -109,10 +110,10 @@ def test_the_engine_plays_the_counters() -> None:
     players = (new_player(rules, [600], zero_turns=2), new_player(rules, [300], zero_turns=1))
     view = GameView(rules, 0, players, 0, rules.dice, None, False, False, False, False, None, 0)
     assert view_position(view).scoreless == (2, 1)
-    assert policy.spot(view) == (policy.table, policy.table.row(12, 6, 2 * 3 + 1))
+    assert policy.spot(view) == (policy.table, locate_rows(policy.table, 12, 6, kinds=2 * 3 + 1))
     view = GameView(rules, 1, players, 0, rules.dice, None, False, False, False, False, None, 0)
     assert view_position(view).scoreless == (1, 2)
-    assert policy.spot(view) == (policy.table, policy.table.row(6, 12, 1 * 3 + 2))
+    assert policy.spot(view) == (policy.table, locate_rows(policy.table, 6, 12, kinds=1 * 3 + 2))
 
 
 @pytest.mark.slow

@@ -12,7 +12,7 @@ import numpy as np
 
 from cinqmille.position import Position
 from cinqmille.solver import SolveResult
-from cinqmille.solver.policy import fold
+from cinqmille.solver.choice import fold
 
 
 @dataclass(frozen=True, eq=False)

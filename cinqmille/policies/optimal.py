@@ -5,9 +5,9 @@ two-player `PolicyTable` or, for three players or more, the `SeatsTable`,
 each built from the solved `win` result of its size): this module only turns
 the referee's question into a position (`view_position`, through
 `Position.at_table`, the one reading of a table's state) and asks the table
-where that position is read (its `spot`) and what its one function decides:
+where that position is read (`solver.locate.locate`) and what its one function decides:
 
-- which keep: `keep` over the legal keeps in `keep_order` (after a right
+- which keep: the one the solve took for the roll (`roll_keep`; after a right
   announcement the keeps double the turn points);
 - bank or roll: `banks`; which announcement before rolling two dice:
   `announcement`; take over an offer or start afresh: `takes_over`.
@@ -48,7 +48,10 @@ from ..position import Position
 from ..rules import Rules
 from ..rules.end import UNIT
 from ..solver.api import table_players
-from ..solver.policy import PolicyTable, TurnRows, keep_order
+from ..solver.choice import block_graph
+from ..solver.policy import PolicyTable
+from ..solver.locate import locate
+from ..solver.rows import TurnRows, roll_keep, same_keep
 from ..solver.result import SolveResult
 from ..words import table_words, threat_words
 from .seats_table import SeatsTable
@@ -128,10 +131,10 @@ class OptimalPolicy:
 
     def spot(self, view: GameView, offer: tuple[int, int] | None = None) -> tuple[TurnRows, int]:
         """(block, row) of the table where the referee's question in `view` is read (`view_position`, then the
-        table's `spot`: its one reading of a position)."""
+        `locate`: the one reading of a position)."""
         position = view_position(view, offer)
         seats = self.seats(len(view.players)) if len(view.players) > 2 and position.target is None else None
-        return (seats or self.table).spot(position)
+        return locate(seats or self.table, position)
 
     def _said(self, question: str, view: GameView, answer: _Answer, detail: Any = None) -> _Answer:
         if self.narrate is not None:
@@ -145,9 +148,9 @@ class OptimalPolicy:
         left = np.array([(n - k.size) or d for k in keeps])
         win = np.array([k.win for k in keeps], dtype=bool)
         doubled = self._announced.pop(view.seat, None) == (view.turn_number, view.turn_points) and n == 2
-        order = keep_order(units, left, win)
-        j = int(block.keep(r, view.turn_points // UNIT, units[order], left[order], win[order], doubled))
-        choice = int(order[j])
+        assert view.roll is not None
+        taken = roll_keep(block, r, view.turn_points // UNIT, tuple(view.roll), doubled)
+        choice = int(same_keep(block_graph(block), taken, units, left, win))
         return self._said("keep", view, choice, (keeps[choice], doubled))
 
     def should_bank(self, view: GameView) -> bool:

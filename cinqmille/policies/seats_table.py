@@ -11,18 +11,19 @@ from one table, for any number of players the solver has (three or four):
   opponents against `SEATS_GROUP` consecutive scores of the last opponent,
   computed by `seat_rows` (one kernel pass for the group), when first read;
 - of each group the table keeps, per turn state ``(t, m)``, the state's value
-  (`TurnRows.value`, which the keeps are chosen by) and the move that
-  `TurnRows.move` chooses there (0 bank, 1 roll, 2 + j announce), and per layer
-  the announcement `TurnRows.announcement` chooses: every decision is the
-  `TurnRows` block's, stored, not computed again by other code (a test checks
-  each against the advice's row on every state of small rulesets);
+  and the move the kernel's pass took there (0 bank, 1 roll, 2 + j announce),
+  per layer the announcement and the keep the pass took in every roll class
+  (σ, `kernel.Decisions`): every decision is the solve's, stored, not computed
+  again by other code (tests check each against the advice's row on every
+  state of small rulesets);
 - the complete table (`complete`) is cached by `policies.tables.policy_table`
   (``.npz``, keyed by ruleset, players and solver version), so that simulation
   batches in other processes read it instead of computing it again.
 
 Rows are laid out like the two-player table's: row ``ravel(ia, ib, ..., iz)``
 (indices into the ruleset's possible scores, the mover first, then the
-opponents in playing order) owns ``cap(a) + 2`` layers. Take-over offers are
+opponents in playing order; `solver.locate` reads a position there) owns
+``cap(a) + 2`` layers. Take-over offers are
 not in the n-player solve (solved as if the rule were off); the table declines
 them (`takes_over` is False), as the rule being off would have it.
 """
@@ -40,9 +41,10 @@ from ..rules import Rules
 from ..rules.end import UNIT
 from ..solver import cache
 from ..solver.kernel import TIE
-from ..position import Position
-from ..solver.n_player import leading, seat_rows
-from ..solver.policy import LazyGroups, TurnRows, differs, layout_problem, sample_groups
+from ..solver.n_player import seat_rows
+from ..solver.choice import differs, layout_problem, sample_groups
+from ..solver.policy import LazyGroups
+from ..solver.rows import TurnRows
 from ..solver.result import SolveResult
 
 #: Rows (the last opponent's scores) computed by one kernel pass: every score of the last opponent for the
@@ -59,9 +61,11 @@ class SeatsTable(LazyGroups, TurnRows):
 
     def __init__(self, rules: Rules, scores: np.ndarray, caps: np.ndarray, value: np.ndarray, move: np.ndarray,
                  announce: np.ndarray | None, choices: tuple[int, ...], period: int, source: SolveResult | None = None,
-                 exact_solve: bool = True, assumptions: tuple[str, ...] = (), players: int = 3):
+                 exact_solve: bool = True, assumptions: tuple[str, ...] = (), players: int = 3,
+                 keep: np.ndarray | None = None, told: np.ndarray | None = None):
         s = len(scores)
         self.players = players
+        self.kinds = 1  # one kind of row per tuple of scores (`locate.kind`)
         self.scores = np.asarray(scores, dtype=np.int64)
         self.mover_caps = np.asarray(caps, dtype=np.int64)  # (S,) cap of the mover's score
         goal = rules.goal // UNIT
@@ -74,7 +78,8 @@ class SeatsTable(LazyGroups, TurnRows):
         cap = np.repeat(self.mover_caps, per)
         self.announce_v = announce  # (layers,) int8: index into (0,) + choices of `TurnRows.announcement`
         super().__init__(rules, cap, offset, np.zeros(len(cap)), np.empty((0, rules.dice)), np.empty((0, rules.dice)),
-                         None, None, choices, period, ready=False, tie=TIE, move=move)  # move_v: the solve's moves
+                         None, None, choices, period, ready=False, tie=TIE, move=move, keep=keep,
+                         told=told)  # move_v, keep_v, told_v: the solve's decisions
         self.value_v = value
         self.exact_solve = exact_solve
         self.assumptions = tuple(assumptions)
@@ -103,7 +108,9 @@ class SeatsTable(LazyGroups, TurnRows):
         choices = () if pred is None else tuple(int(c) * UNIT for c in pred.choices)
         return cls(rules, scores, caps, np.empty((layers, d)), np.empty((layers, d), dtype=np.int8),
                    None if pred is None else np.empty(layers, dtype=np.int8), choices, kernel.period, source=result,
-                   exact_solve=result.exact, assumptions=tuple(result.assumptions), players=result.players)
+                   exact_solve=result.exact, assumptions=tuple(result.assumptions), players=result.players,
+                   keep=np.empty((layers, len(kernel.graph.choosing)), dtype=np.int8),
+                   told=None if pred is None else np.empty((layers, len(pred.choosing)), dtype=np.int8))
 
     # -- building ------------------------------------------------------------------------
     def _group(self, g: int) -> None:
@@ -130,7 +137,11 @@ class SeatsTable(LazyGroups, TurnRows):
         local = np.repeat(np.arange(k), n * d).reshape(k, n, d)
         t = np.broadcast_to(np.arange(n)[None, :, None], (k, n, d))
         m = np.broadcast_to(np.arange(1, d + 1)[None, None, :], (k, n, d))
-        out: dict[str, np.ndarray] = {"value_v": block.value_v.reshape(-1, d), "move_v": block.move(local, t, m).reshape(-1, d)}
+        assert block.keep_v is not None
+        out: dict[str, np.ndarray] = {"value_v": block.value_v.reshape(-1, d),
+                                      "move_v": block.move(local, t, m).reshape(-1, d), "keep_v": block.keep_v}
+        if block.told_v is not None:
+            out["told_v"] = block.told_v
         if self.announce_v is not None:
             j = block.announcement(local[:, :, 0], t[:, :, 0])
             out["announce_v"] = np.searchsorted(np.array((0,) + self.choices), j).reshape(-1)
@@ -158,10 +169,13 @@ class SeatsTable(LazyGroups, TurnRows):
     def arrays(self) -> dict[str, np.ndarray]:
         """The arrays of the complete table (what the cache stores)."""
         self.complete()
+        assert self.keep_v is not None
         out = {"scores": self.scores, "caps": self.mover_caps, "value": self.value_v, "move": self.move_v,
-               "choices": np.array(self.choices, dtype=np.int64)}
+               "keep": self.keep_v, "choices": np.array(self.choices, dtype=np.int64)}
         if self.announce_v is not None:
             out["announce"] = self.announce_v
+        if self.told_v is not None:
+            out["told"] = self.told_v
         return out
 
     @classmethod
@@ -185,14 +199,16 @@ class SeatsTable(LazyGroups, TurnRows):
             want: dict[str, Any] = {
                 "scores": scores, "caps": caps,
                 "choices": np.array(() if pred is None else tuple(int(c) * UNIT for c in pred.choices), dtype=np.int64),
-                "value": (layers, d), "move": (layers, d), "announce": () if pred is None else (layers,)}
+                "value": (layers, d), "move": (layers, d), "announce": () if pred is None else (layers,),
+                "keep": (layers, len(kernel.graph.choosing)),
+                "told": () if pred is None else (layers, len(pred.choosing))}
             why = layout_problem(dict(arrays), period, want, kernel.period)
             if why:
                 raise cache.CorruptTable(why)
         players = check.players if check is not None else cls._players_of(arrays)
         table = cls(rules, arrays["scores"], arrays["caps"], arrays["value"], arrays["move"], arrays.get("announce"),
                     tuple(int(c) for c in arrays["choices"]), period, exact_solve=exact_solve, assumptions=assumptions,
-                    players=players)
+                    players=players, keep=arrays["keep"], told=arrays.get("told"))
         if check is not None:
             why = table._sample_problem(check)
             if why:
@@ -206,37 +222,6 @@ class SeatsTable(LazyGroups, TurnRows):
             if cls.layers(arrays["scores"], arrays["caps"], players) == len(arrays["value"]):
                 return players
         return 3
-
-    # -- where a position is read ------------------------------------------------------------
-    def row(self, a: int, *others: int) -> int:
-        """Row of banked scores `a` (the mover) and `others` (units, playing order); raises for a score that
-        cannot occur or for the wrong number of opponents."""
-        if len(others) != self.players - 1:
-            raise CinqmilleError(f"a {self.players}-player table reads {self.players - 1} opponents, "
-                                 f"got {len(others)}")
-        s, row = len(self.scores), 0
-        for x in (a,) + tuple(others):
-            i = int(self.index[x]) if 0 <= x < len(self.index) else -1
-            if i < 0:
-                raise CinqmilleError("a banked score that cannot occur under this ruleset (or at the goal)")
-            row = row * s + i
-        return row
-
-    def rows(self, a: np.ndarray, *others: np.ndarray) -> np.ndarray:
-        """Rows of arrays of banked scores (units, playing order from the mover; all possible scores)."""
-        s = len(self.scores)
-        row = self.index[a]
-        for x in others:
-            row = row * s + self.index[x]
-        return np.asarray(row)
-
-    def spot(self, position: Position) -> tuple[TurnRows, int]:
-        """(block, row) where a position is read: the row of the mover against the opponents in playing order,
-        reduced to the `players - 1` who threaten most (`leading`) at a larger table."""
-        others = position.others if position.others is not None else (position.opp,)
-        if len(others) > self.players - 1:
-            others = leading(others, self.players - 1)
-        return self, self.row(position.me // UNIT, *(o // UNIT for o in others))
 
     # -- the decisions, as `TurnRows` chose them --------------------------------------------
     def announcement(self, r: Any, t: Any) -> np.ndarray:

@@ -25,11 +25,13 @@ import numpy as np
 from ..errors import CinqmilleError
 from ..rules import Rules, content_key, load_rules
 from ..solver import cache
-from ..solver.policy import PolicyTable, move_problem
+from ..solver.kernel import TurnKernel
+from ..solver.choice import keep_problem, move_problem
+from ..solver.policy import PolicyTable
 from .seats_table import SeatsTable
 
 #: The format of each kind of table file (raised when its arrays change).
-FORMAT = {"pair": 4, "seats": 3}
+FORMAT = {"pair": 5, "seats": 4}
 #: The metadata of a cached policy table and the type of each field (checked on loading).
 TABLE_META = {"format": int, "period": int, "exact": bool, "assumptions": list}
 #: Tables kept in memory (the oldest is dropped first).
@@ -60,18 +62,21 @@ def table_spec(rules: Rules, players: int = 2) -> cache.TableSpec:
 def _pair_spec(rules: Rules) -> cache.TableSpec:
     arrays: dict[str, tuple[tuple[int, ...] | None, str]] = {
         "scores": (None, "int64"), "caps": (None, "int64"), "bust": (None, "float64"),
-        "bank": (None, "float64"), "roll": (None, "float64"), "move": (None, "int8"), "choices": (None, "int64")}
+        "bank": (None, "float64"), "roll": (None, "float64"), "move": (None, "int8"), "keep": (None, "int8"),
+        "choices": (None, "int64")}
     if rules.prediction:
-        arrays.update(plain=(None, "float64"), predict=(None, "float64"))
+        arrays.update(plain=(None, "float64"), predict=(None, "float64"), told=(None, "int8"))
+    if rules.take_over:
+        arrays["take"] = (None, "bool")
 
     def check(found: Mapping[str, np.ndarray]) -> str | None:
         s, d = len(found["scores"]), rules.dice
         rows = int(((found["caps"] + 2) * s).sum())
         if (found["bank"].shape != (rows, d) or found["roll"].shape != (rows, d) or found["move"].shape != (rows, d)
-                or len(found["bust"]) != len(found["caps"]) * s):
+                or len(found["bust"]) != len(found["caps"]) * s or ("take" in found and found["take"].shape != (rows, d))):
             return "arrays of inconsistent shapes"
         move = found["move"]
-        why = move_problem(move, len(found["choices"]), none=True)
+        why = move_problem(move, len(found["choices"]), none=True) or _keeps_problem(rules, found, rows)
         if why:
             return why
         # the pass takes a move at every state but an overshoot (the last layer of each row, under exact)
@@ -106,16 +111,16 @@ def _pair_spec(rules: Rules) -> cache.TableSpec:
 def _seats_spec(rules: Rules, players: int) -> cache.TableSpec:
     arrays: dict[str, tuple[tuple[int, ...] | None, str]] = {
         "scores": (None, "int64"), "caps": (None, "int64"), "value": (None, "float64"), "move": (None, "int8"),
-        "choices": (None, "int64")}
+        "keep": (None, "int8"), "choices": (None, "int64")}
     if rules.prediction:
-        arrays["announce"] = (None, "int8")
+        arrays.update(announce=(None, "int8"), told=(None, "int8"))
 
     def check(found: Mapping[str, np.ndarray]) -> str | None:
         s, d = len(found["scores"]), rules.dice
         layers = int(((found["caps"] + 2) * s ** (players - 1)).sum())
         if found["value"].shape != (layers, d) or found["move"].shape != (layers, d):
             return "arrays of inconsistent shapes"
-        why = move_problem(found["move"], len(found["choices"]))
+        why = move_problem(found["move"], len(found["choices"])) or _keeps_problem(rules, found, layers)
         if why:
             return why
         announce = found.get("announce")
@@ -127,6 +132,15 @@ def _seats_spec(rules: Rules, players: int) -> cache.TableSpec:
         return None
 
     return cache.TableSpec.of(rules, "policy", "win", players, arrays, check)
+
+
+def _keeps_problem(rules: Rules, found: Mapping[str, np.ndarray], layers: int) -> str | None:
+    """Why the keeps of a table file are not one per layer and roll class with a choice (None when they are)."""
+    kernel = TurnKernel(rules)
+    keep, told = found["keep"], found.get("told")
+    if len(keep) != layers or (told is not None and len(told) != layers):
+        return "arrays of inconsistent shapes"
+    return keep_problem(kernel.graph, kernel.prediction, keep, told)
 
 
 _MEMO: dict[tuple[str, str, int], AnyTable] = {}

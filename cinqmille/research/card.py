@@ -40,6 +40,8 @@ from ..errors import CinqmilleError
 from ..policies.heuristics import guarded_bank
 from ..rules import Rules
 from ..rules.bank import UNIT, BankRules
+from ..solver.choice import block_graph
+from ..solver.kernel import best_keeps
 from ..work import Progress
 from .distribution import PairTurns, check_chain, duel, optimal_turns, pair_turns
 
@@ -204,8 +206,17 @@ class CardRows:
         wants = t >= self.lines[m - 1] + self.shift[r]
         return np.asarray(np.where(guarded_bank(self.banking, self.a[r], t, m, wants), 0, 1))
 
+    def taken(self, r: Any, t: Any, doubled: bool = False) -> np.ndarray:
+        """The card's keep in every roll class from turn units `t` of rows `r` (the `TurnPlay` question): the
+        best of its ranking (`keep_values`), on a tie the kernel's (`kernel.best_keeps`: the most points, then
+        the most dice in hand after). The card never announces (`doubled`)."""
+        graph = block_graph(self)
+        rows = np.broadcast_to(np.asarray(r), np.shape(t))
+        return best_keeps(graph, self.keep_values(rows, t, graph.keep_units, graph.keep_next, graph.keep_win,
+                                                  doubled))
+
     def keep_values(self, r: Any, t: Any, units: Any, left: Any, win: Any, doubled: Any = False) -> np.ndarray:
-        """How the card ranks the keeps of a roll (the first best in `keep_key` order is taken)."""
+        """How the card ranks the keeps of a roll (`taken` takes the best)."""
         r, t = np.asarray(r)[..., None], np.asarray(t)[..., None]
         units, left = np.asarray(units), np.asarray(left)
         t2 = t + units

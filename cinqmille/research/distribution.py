@@ -39,7 +39,10 @@ from ..position import Position, PositionError
 from ..rules import Rules
 from ..rules.bank import UNIT
 from ..solver.n_player import MAX_PLAYERS
-from ..solver.policy import TurnPlay, TurnPoints, TurnRows, turn_distribution, turn_distributions
+from ..solver.locate import locate_rows
+from ..solver.rows import TurnRows
+from ..solver.turn_dist import TurnPoints, turn_distribution, turn_distributions
+from ..solver.turn_eval import TurnPlay
 from ..words import number_word
 from ..work import Progress
 
@@ -244,7 +247,7 @@ def game_length(result: "SolveResult", me: int = 0, opp: int | Sequence[int] = 0
     ind = np.unravel_index(states, (s,) * n)  # the mover's, then the opponents' in playing order
     if n == 2:
         block: TurnRows = result.policy
-        rows = np.asarray(result.policy.row(scores[ind[0]], scores[ind[1]]), dtype=np.int64)
+        rows = locate_rows(result.policy, scores[ind[0]], scores[ind[1]])
     else:
         from ..policies.seats_table import seats_of
 
@@ -411,7 +414,7 @@ def optimal_turns(result: "SolveResult") -> PairTurns:
         scores = policy.scores
         s = len(scores)
         ia, ib = np.divmod(np.arange(s * s), s)
-        rows = np.asarray(policy.row(scores[ia], scores[ib]), dtype=np.int64).reshape(s, s)
+        rows = locate_rows(policy, scores[ia], scores[ib]).reshape(s, s)
         found = pair_turns(policy.complete(), rows, scores, result.rules.goal // UNIT)
         _PAIR_TURNS[policy] = found
     return found

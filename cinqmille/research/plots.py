@@ -27,6 +27,7 @@ from ..policies.optimal import optimal_table
 from ..rules import Rules
 from ..rules.bank import UNIT, BankRules
 from ..solver import solve
+from ..solver.locate import locate_rows
 from ..solver.policy import PolicyTable
 
 if TYPE_CHECKING:
@@ -93,7 +94,7 @@ def bank_grid(table: PolicyTable, me: int, opp: int, max_points: int) -> np.ndar
     """(dice, turn points / 50 + 1) codes: 0 bank not allowed, 1 roll, 2 bank (the table's decision)."""
     t = np.arange(max_points // UNIT + 1)[:, None]
     m = np.arange(1, table.dice + 1)[None, :]
-    r = table.row(me // UNIT, opp // UNIT)
+    r = locate_rows(table, me // UNIT, opp // UNIT)
     allowed = table.bank(r, t, m) > -np.inf
     codes = np.where(table.banks(r, t, m), 2, np.where(allowed, 1, 0))
     return codes.T
@@ -141,7 +142,7 @@ def smallest_bank(table: PolicyTable, m: int) -> tuple[np.ndarray, np.ndarray]:
     out = np.full((s, s), np.nan)
     for ia in range(s):
         cap = int(table.mover_caps[ia])
-        r = table.row(table.scores[ia], table.scores)[:, None]  # every opponent score
+        r = locate_rows(table, table.scores[ia], table.scores)[:, None]  # every opponent score
         flags = table.banks(r, np.arange(1, cap + 1)[None, :], m)  # (S, cap): turn points 50 .. cap
         out[ia] = np.where(flags.any(axis=1), (flags.argmax(axis=1) + 1) * UNIT, np.nan)
     return table.scores * UNIT, out
@@ -333,7 +334,7 @@ def plot_card(report: CardSearch, path: Path) -> None:
 
     from matplotlib.colors import ListedColormap
 
-    from ..solver.policy import bust_odds
+    from ..solver.turn_eval import bust_odds
     from .card import card_moves
 
     plt = _pyplot()

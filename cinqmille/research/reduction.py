@@ -33,7 +33,7 @@ import numpy as np
 from ..errors import CinqmilleError
 from ..rules import Rules
 from ..rules.bank import UNIT
-from ..solver.n_player import threatening
+from ..solver.locate import locate_rows
 from .distribution import TAIL, _follow, _moves
 
 
@@ -91,13 +91,8 @@ def reduction_cost(rules: Rules, players: int = 4, smaller: int = 3, tail: float
     k, new, prob = _moves(seats_of(big), states, movers, rules)
     full = (k, _destinations(k, new, rest, s, goal, index), prob)
     others = np.stack([scores[i] for i in ind[1:]], axis=1)
-    kept = np.take_along_axis(others, threatening(others, smaller - 1), axis=1)
-    if smaller == 2:
-        table: Any = small.policy
-        small_rows = np.asarray(table.row(movers, kept[:, 0]), dtype=np.int64)
-    else:
-        table = seats_of(small)
-        small_rows = table.rows(movers, *kept.T)
+    table: Any = small.policy if smaller == 2 else seats_of(small)
+    small_rows = locate_rows(table, movers, *others.T)  # (the reduction to the `smaller - 1` who threaten most)
     # one pass per distinct row of the smaller table, spread back over the tuples that read it
     unique, back = np.unique(small_rows, return_inverse=True)
     first = np.zeros(len(unique), dtype=np.int64)

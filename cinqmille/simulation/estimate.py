@@ -65,11 +65,10 @@ def estimate(rules: Rules, players: int, starts: Sequence[Start], games: int = E
     why = why_not(rules, players)
     if why is not None:
         raise CinqmilleError(f"the chances of {players} players cannot be estimated: {why}")
-    pols, row_of, seats = vector_players(rules, ("optimal",) * players)
+    pols, row_of = vector_players(rules, ("optimal",) * players)
     out = []
     for start in starts:
-        stats = play_batch(rules, pols, games, np.random.default_rng(seed), row_of, table_seats=seats,
-                           start=start)
+        stats = play_batch(rules, pols, games, np.random.default_rng(seed), row_of, start=start)
         wins = np.bincount(stats.winner.astype(np.int64), minlength=players)[:players]
         half = max((hi - lo) / 2 for lo, hi in (wilson(int(w), games) for w in wins))
         out.append(Estimate(tuple(float(w) / games for w in wins), float(half), games))

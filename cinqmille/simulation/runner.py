@@ -34,6 +34,8 @@ from ..errors import CinqmilleError
 from ..policies import parse_policy
 from ..rules import Rules, content_key
 from ..solver import cache, relaxations
+from ..solver.grid import ScoreGrid
+from ..solver.locate import Layout, row_reader
 from .stats import BatchStats, std_error, wilson
 
 if TYPE_CHECKING:
@@ -188,22 +190,18 @@ def _vector_policies(rules: Rules, players: tuple[str, ...], where: str) -> tupl
     return _VEC_MEMO[key]
 
 
-def vector_players(rules: Rules, players: tuple[str, ...], where: str = "") -> tuple[tuple[VecPolicy, ...], RowOf | None,
-                                                                                   int]:
-    """The vectorised policies of `players`, the rows of the policy table `optimal` reads and its number of seats:
-    `vectorised.play_batch`'s `policies`, `row_of` and `table_seats`."""
+def vector_players(rules: Rules, players: tuple[str, ...], where: str = "") -> tuple[tuple[VecPolicy, ...], RowOf | None]:
+    """The vectorised policies of `players` and the rows of the policy table `optimal` reads (`locate.row_reader`):
+    `vectorised.play_batch`'s `policies` and `row_of`."""
     pols = _vector_policies(rules, players, where)
     if len(pols) > 2 and "optimal" in players:
         seats = table_seats(rules, len(pols))
         if seats > 2:
             from ..policies.tables import seats_table
 
-            return pols, seats_table(rules, seats, complete=True).rows, seats
-        from ..solver.grid import ScoreGrid
-        from .vectorised import pair_rows
-
-        return pols, pair_rows(ScoreGrid.of(rules)), 2
-    return pols, None, 2
+            return pols, row_reader(seats_table(rules, seats, complete=True))
+        return pols, row_reader(Layout.of(ScoreGrid.of(rules), 2))
+    return pols, None
 
 
 def run_batch(task: BatchTask) -> BatchStats:
@@ -212,9 +210,8 @@ def run_batch(task: BatchTask) -> BatchStats:
         if task.engine == "vectorised":
             from .vectorised import play_batch
 
-            pols, row_of, seats = vector_players(task.rules, task.players, task.cache_dir)
-            return play_batch(task.rules, pols, task.games, np.random.default_rng(task.seed), row_of,
-                              table_seats=seats)
+            pols, row_of = vector_players(task.rules, task.players, task.cache_dir)
+            return play_batch(task.rules, pols, task.games, np.random.default_rng(task.seed), row_of)
         from .referee_path import play_batch_referee
 
         return play_batch_referee(task.rules, task.players, task.games, task.seed)

@@ -32,7 +32,8 @@ from ..policies.tables import policy_table
 from ..solver.api import table_players
 from ..rules import Rules
 from ..rules.bank import UNIT, BankRules
-from ..solver.policy import PolicyTable, TurnRows, keep_order
+from ..solver.policy import PolicyTable
+from ..solver.rows import TurnRows
 from .model import RollModel, roll_model
 
 
@@ -49,11 +50,10 @@ class VecPolicy(Protocol):
 class OptimalVec:
     """`optimal`: the policy table's decisions (`cinqmille.solver.policy`) for arrays of games.
 
-    The keeps of each roll class are listed once in the table's tie-break order
-    (`keep_order`), so that `TurnRows.keep` picks the same keep as the engine
-    policy and the advice. Besides the two questions of the protocol it answers
-    the take-over and announcement questions; with `target` (units, one per
-    game) the games are in their last turn of a last round.
+    The keep of a roll class is the one the solve took there (`TurnRows.keep`),
+    as the engine policy and the advice read it. Besides the two questions of
+    the protocol it answers the take-over and announcement questions; with
+    `target` (units, one per game) the games are in their last turn of a last round.
     """
 
     name = "optimal"
@@ -62,16 +62,6 @@ class OptimalVec:
         self.rules = rules
         self.table: PolicyTable | SeatsTable = (table if table is not None else optimal_table(rules)).complete()
         self.model = roll_model(rules)
-        mod = self.model
-        # the candidate keeps of every class, in the tie-break order (padding last)
-        cand = mod.cand.copy()
-        ok = mod.cand_ok.copy()
-        for c in range(len(cand)):
-            ks = mod.cand[c, mod.cand_ok[c]]
-            order = keep_order(mod.units[ks], mod.next[ks], mod.win[ks])
-            cand[c, : len(ks)] = ks[order]
-        self.cand, self.cand_ok = cand, ok
-        self.c_units, self.c_next, self.c_win = mod.units[cand], mod.next[cand], mod.win[cand]
 
     def _where(self, pid: np.ndarray, a: np.ndarray, target: np.ndarray | None) -> tuple[TurnRows, np.ndarray]:
         if target is None:
@@ -83,10 +73,7 @@ class OptimalVec:
     def keep(self, pid: np.ndarray, a: np.ndarray, t: np.ndarray, c: np.ndarray,
              target: np.ndarray | None = None, doubled: np.ndarray | bool = False) -> np.ndarray:
         block, r = self._where(pid, a, target)
-        units, left, win, ok = (np.take(x, c, axis=0) for x in (self.c_units, self.c_next, self.c_win, self.cand_ok))
-        j = block.keep(r, t, units, left, win, doubled, ok)
-        kept: np.ndarray = self.cand[c, j]
-        return kept
+        return block.keep(r, t, c, doubled)  # the roll model's keeps are the graph's
 
     def bank(self, pid: np.ndarray, a: np.ndarray, b: np.ndarray, t: np.ndarray, m: np.ndarray,
              target: np.ndarray | None = None) -> np.ndarray:

@@ -28,22 +28,14 @@ import numpy as np
 from ..rules import Rules
 from ..rules.bank import SCORED
 from ..solver.grid import ScoreGrid
-from ..solver.n_player import threatening
+from ..solver.locate import Layout, row_reader
 from .model import roll_model
 from .stats import BatchStats
 from .vecpolicies import VecPolicy
 
-#: Rows of a policy table: ``row_of(mover, *opponents)``, banked scores in units, arrays; the opponents are
-#: the table's (one for the two-player table, the n - 1 who threaten most for the n-player one).
+#: Rows of a policy table: ``row_of(mover, *opponents)``, banked scores in units, arrays, every opponent in
+#: playing order (`locate.row_reader`: `locate_rows`, which reads the ones who threaten most at a smaller table).
 RowOf = Callable[..., np.ndarray]
-
-
-def pair_rows(grid: ScoreGrid) -> RowOf:
-    """Rows of the two-player tables: the pair (mover, opponent) of banked scores."""
-    s = len(grid.scores)
-    index = np.full(grid.goal + 1, -1, dtype=np.int64)
-    index[grid.scores] = np.arange(s)
-    return lambda a, b: index[a] * s + index[b]
 
 
 @dataclass(frozen=True)
@@ -58,17 +50,16 @@ class Start:
 
 
 def play_batch(rules: Rules, policies: tuple[VecPolicy, ...], games: int, rng: np.random.Generator,
-               row_of: RowOf | None = None, table_seats: int = 2, max_steps: int = 1_000_000,
+               row_of: RowOf | None = None, max_steps: int = 1_000_000,
                start: Start | None = None) -> BatchStats:
     """Play `games` games of two to eight players (seat 0 starts, at 0 points) and return their statistics;
     with `start`, every game starts there instead (a position in the middle of a game: its `length` counts the
     turns from there).
 
-    A policy's `pid` is the row of its policy table of `table_seats` seats:
-    ``row_of(mover, *opponents)`` with the ``table_seats - 1`` opponents who
-    threaten most (`threatening`; all of them at a table of that size). By
-    default the two-player rows (`pair_rows`) with two seats, else 0. A
-    policy's `b` is the best opponent's score.
+    A policy's `pid` is the row of its policy table, ``row_of(mover,
+    *opponents)`` (`locate.locate_rows`, the one reading of a table's row). By
+    default the rows of the two-player tables with two seats (`Layout`), else 0.
+    A policy's `b` is the best opponent's score.
     """
     model = roll_model(rules)
     grid = ScoreGrid.of(rules)
@@ -77,7 +68,7 @@ def play_batch(rules: Rules, policies: tuple[VecPolicy, ...], games: int, rng: n
     n_seats = len(policies)
     units, nxt, win = model.units, model.next, model.win
     if row_of is None and n_seats == 2:
-        row_of = pair_rows(grid)
+        row_of = row_reader(Layout.of(grid, 2))
     distinct = {id(p): p for p in policies}
     seat_of_policy = np.array([list(distinct).index(id(p)) for p in policies])
 
@@ -99,8 +90,6 @@ def play_batch(rules: Rules, policies: tuple[VecPolicy, ...], games: int, rng: n
         mover = np.take_along_axis(sc, seat_[:, None], axis=1)[:, 0]
         if row_of is None:
             return mover, np.zeros(len(seat_), dtype=np.int64), best
-        if n_seats > table_seats:
-            others = np.take_along_axis(others, threatening(others, table_seats - 1), axis=1)
         return mover, row_of(mover, *others.T), best
 
     mover, pid, best_opp = rows_of(seat, scores)

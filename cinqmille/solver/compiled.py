@@ -119,6 +119,37 @@ def choose(v: np.ndarray, slot: np.ndarray, start: np.ndarray, tie: float, w: in
 
 
 @JIT
+def taken(chosen: np.ndarray, slot: np.ndarray, start: np.ndarray, choosing: np.ndarray, lane: int,
+          out: np.ndarray) -> None:
+    """The keep that `choose` took in each class with a choice, ``out[i]`` for class ``choosing[i]`` (its index
+    in the class): the last keep of the class that leads to the state chosen (``chosen[c, lane]``), which is
+    the one `choose`'s sweep took (a later keep to the same state is worth as much, so the sweep takes it)."""
+    for i in range(len(choosing)):
+        c = choosing[i]
+        k0 = start[c]
+        k = start[c + 1] - 1
+        s = chosen[c, lane]
+        while k > k0 and slot[k] != s:
+            k -= 1
+        out[i] = k - k0
+
+
+@JIT
+def told_slots(t: int, p_units: np.ndarray, p_next: np.ndarray, p_win: np.ndarray, win_slot: int, bust_slot: int,
+               last: int, exact: bool, period: int, d: int, out: np.ndarray) -> None:
+    """The state each keep after a right announcement leads to from layer t, ``out[k]``: ``2 (t + p_units[k])``
+    with ``p_next[k]`` dice, WIN, or past the table folded by `period` (reach) or BUST (exact)."""
+    for k in range(len(p_units)):
+        target = 2 * (t + p_units[k])
+        if p_win[k]:
+            out[k] = win_slot
+        elif target > last:
+            out[k] = bust_slot if exact else (last - (target - last) % period) * d + p_next[k] - 1
+        else:
+            out[k] = target * d + p_next[k] - 1
+
+
+@JIT
 def weigh(ab: np.ndarray, chosen: np.ndarray, alike: np.ndarray, ptr: np.ndarray, cls: np.ndarray,
           prob: np.ndarray, bust: np.ndarray, col: int, w: int, out: np.ndarray) -> None:
     """``out[:, lane] = sum_c P(c | col) ab[chosen[c, lane], :, lane]`` in class order, plus the bust chance
@@ -151,10 +182,13 @@ def weigh(ab: np.ndarray, chosen: np.ndarray, alike: np.ndarray, ptr: np.ndarray
 def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, bank_b: np.ndarray, l0: np.ndarray,
                   won: float, term_idx: np.ndarray, start: np.ndarray, ptr: np.ndarray, cls: np.ndarray,
                   prob: np.ndarray, bust: np.ndarray, iterations: int, out_a: np.ndarray, out_b: np.ndarray,
-                  out_move: np.ndarray, work: tuple[np.ndarray, ...]) -> None:
-    """(A, B) of the states past the cap (reach), ``out_*[row, parity, m - 1]``, and the move taken there
-    (``out_move``: 0 bank, 1 roll), for the rows of `blocks` (pairs ``first, end`` of at most LANES rows; row
-    r's bank is that of row ``index[r]``), in the working arrays `work` (`terminal_work`).
+                  out_move: np.ndarray, out_keep: np.ndarray, choosing: np.ndarray,
+                  work: tuple[np.ndarray, ...]) -> None:
+    """(A, B) of the states past the cap (reach), ``out_*[row, parity, m - 1]``, the move taken there
+    (``out_move``: 0 bank, 1 roll) and, unless `out_keep` has no rows, the keep taken in each class with a
+    choice (``out_keep[row, parity, i]``: the keep of class ``choosing[i]``, `taken`), for the rows of
+    `blocks` (pairs ``first, end`` of at most LANES rows; row r's bank is that of row ``index[r]``), in the
+    working arrays `work` (`terminal_work`).
 
     States (parity, m); keep k from parity ``par`` leads to ``term_idx[par, k]``
     (the parity after its points, or the WIN slot ``period * D``; BUST is the
@@ -178,6 +212,10 @@ def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, ban
                     v[s, lane] = tab[s, 0, lane] + tab[s, 1, lane] * l0[first + lane]
             for par in range(per):
                 choose(v, term_idx[par], start, 0.0, w, chosen, alike, best, pick)
+                if len(out_keep):
+                    for lane in range(w):
+                        if not done[lane]:
+                            taken(chosen, term_idx[par], start, choosing, lane, out_keep[first + lane, par])
                 for m in range(d):
                     weigh(tab, chosen, alike, ptr, cls, prob, bust, m, w, roll)
                     s = par * d + m
@@ -274,8 +312,9 @@ def fill_banks(index: np.ndarray, first: int, w: int, top: np.ndarray, lo: int, 
 def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: np.ndarray, scores: np.ndarray,
               caps: np.ndarray, code: np.ndarray, crow: np.ndarray, src_a: np.ndarray, src_b: np.ndarray,
               srow: np.ndarray, passing: bool, l0: np.ndarray, term_a: np.ndarray,
-              term_b: np.ndarray, term_move: np.ndarray, moves: np.ndarray, tpad: int, exact: bool, period: int,
-              tie: float, won: float,
+              term_b: np.ndarray, term_move: np.ndarray, moves: np.ndarray, keeps: np.ndarray, told_keeps: np.ndarray,
+              term_keep: np.ndarray, choosing: np.ndarray, p_choosing: np.ndarray, tpad: int, exact: bool,
+              period: int, tie: float, won: float,
               base: np.ndarray, win: np.ndarray, start: np.ndarray, ptr: np.ndarray, cls: np.ndarray,
               prob: np.ndarray, bust: np.ndarray,
               announced: tuple[np.ndarray, ...] | None, dice: int, work: tuple[np.ndarray, ...]) -> None:
@@ -284,7 +323,11 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
     every state's in ``table[row]`` (size, J + 1) unless `table` has no rows, and with it, unless `moves` has
     no rows, the move each state takes in ``moves[row, state]`` (σ: 0 bank, 1 roll plainly, 2 + j announce
     the j-th choice; past the cap under reach the terminal move ``term_move[row, parity, m - 1]``; -1 where
-    there is no decision: an overshoot, WIN, BUST). Row r reads `l0` and `term_*`
+    there is no decision: an overshoot, WIN, BUST), and the keep taken at each layer in each roll class with a
+    choice in ``keeps[row, t, i]`` (class ``choosing[i]``; the keep's index in its class, `taken`; past the cap
+    under reach ``term_keep[row, parity, i]``) and, after an announcement, in ``told_keeps[row, t, i]``
+    (two-dice class ``p_choosing[i]`` of `announced`); on the two layers past a row's top, where a reader may
+    ask off the policy, the keeps `choose` takes on the values there; -1 above them. Row r reads `l0` and `term_*`
     at r, `scores`, `caps` and the bank at ``index[r]`` (a pass over some rows of a level reads their banks
     where they are). The banks of a block are gathered a few layers at a time (`fill_banks`: what `code`,
     `crow`, `src_*`, `srow` and `passing` say) as the layers go down.
@@ -353,6 +396,13 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
                     if keep_moves:
                         moves[first + lane, s] = -1 if exact else term_move[first + lane,
                                                                             (scores[index[first + lane]] + t) % period, m]
+            if keep_moves:
+                for lane in range(w):
+                    par = (scores[index[first + lane]] + t) % period
+                    for i in range(len(choosing)):
+                        keeps[first + lane, t, i] = -1 if exact else term_keep[first + lane, par, i]
+                    for i in range(len(p_choosing)):
+                        told_keeps[first + lane, t, i] = -1
         if keep_moves:
             for lane in range(w):
                 for s in range((span + 1) * d, size):
@@ -364,6 +414,29 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
             s = i if i < used else size - 2 + (i - used)
             for lane in range(w):
                 v[s, lane] = ab[s, 0, lane] + ab[s, jb, lane] * lr[lane]
+        if keep_moves:
+            # past a row's top (the layers cap, cap + 1 a table stores) the pass takes no decision but the moves
+            # past the cap (reach: `terminal_rows`, with its keeps); a reader's question off the policy there (a
+            # turn taken over past an exact goal, an announcement past the cap) reads the keep `choose` takes on
+            # the states' values there: an overshoot's (exact), a terminal state's (reach)
+            low = high
+            for lane in range(w):
+                low = top[lane] if top[lane] < low else low
+            for t in range(low + 1, high + 3 if high + 3 < tpad else tpad):
+                if exact:
+                    for k in range(len(base)):
+                        slot[k] = win_slot if win[k] else base[k] + t * d
+                    choose(v, slot, start, tie, w, chosen, alike, best, pick)
+                    for lane in range(w):
+                        if top[lane] < t <= top[lane] + 2:
+                            taken(chosen, slot, start, choosing, lane, keeps[first + lane, t])
+                if announced is not None and announcements and d >= 2:
+                    told_slots(t, announced[0], announced[1], announced[2], win_slot, bust_slot, last, exact,
+                               period, d, p_slot)
+                    choose(v, p_slot, announced[3], tie, w, p_chosen, p_alike, best, pick)
+                    for lane in range(w):
+                        if top[lane] < t <= top[lane] + 2:
+                            taken(p_chosen, p_slot, announced[3], p_choosing, lane, told_keeps[first + lane, t])
         lo = high + 1
         for t in range(high, -1, -1):
             off = t * d
@@ -379,21 +452,22 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
             for k in range(len(base)):
                 slot[k] = win_slot if win[k] else base[k] + off
             choose(v, slot, start, tie, wide, chosen, alike, best, pick)
+            if keep_moves:
+                for lane in range(wide):
+                    if t <= top[lane]:
+                        taken(chosen, slot, start, choosing, lane, keeps[first + lane, t])
             for m in range(d):
                 weigh(ab, chosen, alike, ptr, cls, prob, bust, m, wide, rolls[m])
                 for lane in range(wide):
                     roll_v[m, lane] = rolls[m, 0, lane] + rolls[m, jb, lane] * lr[lane]
             if announced is not None and announcements and d >= 2:
                 p_units, p_next, p_win, p_start, p_ptr, p_cls, p_prob, p_bust = announced
-                for k in range(len(p_units)):
-                    target = 2 * (t + p_units[k])
-                    if p_win[k]:
-                        p_slot[k] = win_slot
-                    elif target > last:
-                        p_slot[k] = bust_slot if exact else (last - (target - last) % period) * d + p_next[k] - 1
-                    else:
-                        p_slot[k] = target * d + p_next[k] - 1
+                told_slots(t, p_units, p_next, p_win, win_slot, bust_slot, last, exact, period, d, p_slot)
                 choose(v, p_slot, p_start, tie, wide, p_chosen, p_alike, best, pick)
+                if keep_moves:
+                    for lane in range(wide):
+                        if t <= top[lane]:
+                            taken(p_chosen, p_slot, p_start, p_choosing, lane, told_keeps[first + lane, t])
                 for lane in range(wide):
                     best_v[lane] = -np.inf
                     told_at[lane] = -1

@@ -81,11 +81,14 @@ class KeepGraph:
     class_prob: np.ndarray  # (C, D) probability of class c when rolling column+1 dice
     bust_prob: np.ndarray  # (D,) probability to bust with n = 1..D dice
     max_units: int  # largest keep in units
+    roll_class: tuple[np.ndarray, ...] = ()  # per dice count n (n - 1): the class of each roll of `dice_tables`, -1 a bust
     columns: Columns = field(init=False)  # the classes as the compiled pass reads them
+    choosing: np.ndarray = field(init=False)  # (Cc,) the classes of more than one keep, whose keep the pass records
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "columns", Columns.of(self.class_start, len(self.keep_units), self.class_prob,
                                                        self.bust_prob))
+        object.__setattr__(self, "choosing", choosing(self.class_start, len(self.keep_units)))
 
     def targets(self, t: np.ndarray) -> np.ndarray:
         """Turn units after each keep, from turn units `t`: (..., K)."""
@@ -99,12 +102,15 @@ def build_keep_graph(rules: Rules) -> KeepGraph:
     starts: list[int] = []
     probs: list[np.ndarray] = []
     bust = np.zeros(d)
+    roll_class: list[np.ndarray] = []
     for n, table in dice_tables(rules).items():
         merged: dict[tuple[tuple[int, int, bool], ...], float] = {}
+        keys: list[tuple[tuple[int, int, bool], ...] | None] = []
         for r in range(len(table.ways)):
             ks = table.keeps_of(r)
             if not len(ks):
                 bust[n - 1] += table.prob[r]
+                keys.append(None)
                 continue
             outcomes = set()
             for k in ks:
@@ -114,15 +120,25 @@ def build_keep_graph(rules: Rules) -> KeepGraph:
                 outcomes.add((pts, left if left else d, is_win))
             key = tuple(sorted(outcomes))
             merged[key] = merged.get(key, 0.0) + float(table.prob[r])
+            keys.append(key)
+        ids = {}
         for key, prob in merged.items():
+            ids[key] = len(starts)
             keeps.extend((pts, nx, w, len(starts)) for pts, nx, w in key)
             starts.append(len(keeps) - len(key))
             probs.append(np.eye(d)[n - 1] * prob)
+        roll_class.append(np.array([-1 if key is None else ids[key] for key in keys], dtype=np.int64))
     units, nxt, win, cls = zip(*keeps)
     keep_units = np.array(units, dtype=np.int64)
     return KeepGraph(d, keep_units, np.array(nxt, dtype=np.int64), np.array(win, dtype=bool),
                      np.array(cls, dtype=np.int64), np.array(starts, dtype=np.int64),
-                     np.array(probs).reshape(-1, d), bust, int(keep_units.max()))
+                     np.array(probs).reshape(-1, d), bust, int(keep_units.max()), tuple(roll_class))
+
+
+def choosing(class_start: np.ndarray, keeps: int) -> np.ndarray:
+    """The roll classes of more than one keep (a choice the pass records, `Decisions.keep`)."""
+    size = np.diff(np.append(class_start, keeps))
+    return np.flatnonzero(size > 1).astype(np.int64)
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -145,11 +161,14 @@ class Prediction:
     class_start: np.ndarray  # (C2,)
     class_prob: np.ndarray  # (C2, V)
     bust_prob: np.ndarray  # (V,)
+    two: np.ndarray  # (C2,) the `KeepGraph` class of each two-dice class (same keeps, in the same order)
     columns: Columns = field(init=False)  # the classes as the compiled pass reads them
+    choosing: np.ndarray = field(init=False)  # (C2c,) the classes of more than one keep
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "columns", Columns.of(self.class_start, len(self.keep_units), self.class_prob,
                                                        self.bust_prob))
+        object.__setattr__(self, "choosing", choosing(self.class_start, len(self.keep_units)))
 
     @classmethod
     def of(cls, graph: KeepGraph) -> "Prediction":
@@ -162,7 +181,7 @@ class Prediction:
         for j, c in enumerate(two):
             prob[j, int(np.searchsorted(choices, best[j]))] = graph.class_prob[c, 1]
         return cls(choices, graph.keep_units[ks], graph.keep_next[ks], graph.keep_win[ks],
-                   local, np.searchsorted(local, np.arange(len(two))), prob, 1.0 - prob.sum(axis=0))
+                   local, np.searchsorted(local, np.arange(len(two))), prob, 1.0 - prob.sum(axis=0), two)
 
     def targets(self, t: np.ndarray | int) -> np.ndarray:
         """Turn units after a right prediction and each keep, from turn units `t`: (..., K2)."""
@@ -191,6 +210,21 @@ def backup(classes: KeepGraph | Prediction, a: np.ndarray, bust: Any = 0.0) -> n
             + classes.bust_prob * np.asarray(bust)[..., None]))
 
 
+def best_keeps(classes: KeepGraph | Prediction, a: np.ndarray, tie: float = 0.0) -> np.ndarray:
+    """The keep `compiled.choose` takes in each roll class for the values `a[..., k]` after each keep: the last
+    of the class's keeps within `tie` of its best (a class lists its keeps by points, then dice in hand after:
+    the most points, then the most dice), as ids into the classes' keeps, shape ``a.shape[:-1] + (C,)``.
+
+    The compiled pass records its own (`Decisions.keep`); this is its rule for tables made without that pass
+    (a rule of thumb's, `research.card`; the `expected` objective's, `objectives.ExpectedRows`).
+    """
+    a = np.asarray(a)
+    top = np.maximum.reduceat(a, classes.class_start, axis=-1)[..., classes.keep_class]
+    near = (a == top) if tie == 0.0 else (a >= top - tie)
+    ids = np.where(near, np.arange(a.shape[-1]), -1)
+    return np.asarray(np.maximum.reduceat(ids, classes.class_start, axis=-1))
+
+
 #: Values this close are a tie for the player to move (docs/solver.md, "Ties").
 TIE = 1e-12
 
@@ -202,6 +236,23 @@ def rolled(plain: np.ndarray, predict: np.ndarray | None) -> np.ndarray:
     roll = plain.copy()
     roll[..., 1] = np.maximum(roll[..., 1], predict.max(axis=-1))
     return roll
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Decisions:
+    """σ of a pass over P rows: every decision it took (`TurnKernel.run` fills them; `TurnKernel.move_table`).
+
+    ``move[p, t, m - 1]``: 0 bank, 1 roll plainly, 2 + j announce
+    ``prediction.choices[j]`` (-1: no decision, an overshoot); ``keep[p, t, i]``:
+    the keep taken at layer t in the roll class ``graph.choosing[i]`` (its index
+    in the class; the classes of one keep have no choice to record; -1: none);
+    ``told[p, t, i]``: the same after a right announcement, class
+    ``prediction.choosing[i]`` (-1 where the pass announces nothing).
+    """
+
+    move: np.ndarray  # (P, T, D) int8
+    keep: np.ndarray  # (P, T, Cc) int8
+    told: np.ndarray  # (P, T, C2c) int8
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -324,9 +375,13 @@ class TurnKernel:
         """Value of rolling at every state, the best announcement included before rolling two dice."""
         return rolled(*self.roll_tables(value, bust))
 
-    def move_table(self, p: int, tmax: int) -> np.ndarray:
-        """An int8 array for the moves of a pass over `p` rows whose largest cap is `tmax` (`run`'s `moves`)."""
-        return np.empty((p, self.tpad_for(tmax), self.d), dtype=np.int8)
+    def move_table(self, p: int, tmax: int) -> Decisions:
+        """Arrays for the decisions of a pass over `p` rows whose largest cap is `tmax` (`run`'s `moves`)."""
+        tpad = self.tpad_for(tmax)
+        told = 0 if self.prediction is None else len(self.prediction.choosing)
+        return Decisions(np.empty((p, tpad, self.d), dtype=np.int8),
+                         np.empty((p, tpad, len(self.graph.choosing)), dtype=np.int8),
+                         np.empty((p, tpad, told), dtype=np.int8))
 
     def tpad_for(self, tmax: int) -> int:
         """Layers needed so that every keep from a layer below `tmax` lands inside the table."""
@@ -357,7 +412,8 @@ class TurnKernel:
             return np.full((p, self.period, self.d), self.win_value), np.zeros((p, self.period, self.d))
         out = np.empty((2, p, self.period, self.d))
         self._terminal_rows(blocks_of(p), np.arange(p), self._terminal_args(bank_a, bank_b, l0), out,
-                            np.empty((p, self.period, self.d), dtype=np.int8), iterations)
+                            np.empty((p, self.period, self.d), dtype=np.int8), np.empty((0, 1, 1), dtype=np.int8),
+                            iterations)
         return out[0], out[1]
 
     @staticmethod
@@ -367,29 +423,30 @@ class TurnKernel:
         return _plain(bank_a, float), _plain(bank_b, float), _plain(l0, float)
 
     def _terminal_rows(self, blocks: np.ndarray, index: np.ndarray, args: tuple[np.ndarray, np.ndarray, np.ndarray],
-                       out: np.ndarray, out_move: np.ndarray, iterations: int = 400) -> None:
+                       out: np.ndarray, out_move: np.ndarray, out_keep: np.ndarray, iterations: int = 400) -> None:
         """`terminal`'s values of the rows of `blocks` (`blocks_of`; row r's bank at ``index[r]``) into
-        ``out[0]`` (A) and ``out[1]`` (B), and the move taken at each state into `out_move` (0 bank, 1 roll)."""
+        ``out[0]`` (A) and ``out[1]`` (B), the move taken at each state into `out_move` (0 bank, 1 roll) and,
+        unless it has no rows, the keep taken in each class with a choice into `out_keep` (P, period, Cc)."""
         from . import compiled
 
         c = self.graph.columns
         compiled.terminal_rows(blocks, _plain(index, np.int64), *args, float(self.win_value), self.term_idx, c.start,
-                               c.ptr, c.cls, c.prob, c.bust, iterations, out[0], out[1], out_move,
-                               compiled.terminal_work(self.period * self.d, len(c.start) - 1))
+                               c.ptr, c.cls, c.prob, c.bust, iterations, out[0], out[1], out_move, out_keep,
+                               self.graph.choosing, compiled.terminal_work(self.period * self.d, len(c.start) - 1))
 
     @overload
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable | StartBanks, l0: np.ndarray,
             keep_table: Literal[False] = False, term_bank: Pair | None = None, rows: np.ndarray | None = None,
-            moves: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, None, None]: ...
+            moves: Decisions | None = None) -> tuple[np.ndarray, np.ndarray, None, None]: ...
 
     @overload
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable | StartBanks, l0: np.ndarray,
             keep_table: Literal[True], term_bank: Pair | None = None, rows: np.ndarray | None = None,
-            moves: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
+            moves: Decisions | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
 
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable | StartBanks, l0: np.ndarray,
             keep_table: bool = False, term_bank: Pair | None = None, rows: np.ndarray | None = None,
-            moves: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+            moves: Decisions | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
         """One backward pass for P rows; returns (A, B) of the turn start (0 points, D dice).
 
         Inside `distributed.use_cluster` a pass without `keep_table` over many
@@ -403,10 +460,11 @@ class TurnKernel:
 
         `bank` covers layers 0..max(caps) (the rows need not be sorted). With
         `keep_table`, also returns the full (A, B) tables, shape (P, Tpad, D)
-        (A: (P, Tpad, D, J) with seat values), and fills `moves` (if given: int8
-        (P, Tpad, D), `move_table`) with the move the pass took at every state
-        (σ: 0 bank, 1 roll plainly, 2 + j announce ``prediction.choices[j]``;
-        past the cap under reach the terminal move; -1 on an overshoot), so
+        (A: (P, Tpad, D, J) with seat values), and fills `moves` (if given:
+        `move_table`'s `Decisions`) with every decision the pass took (σ): the
+        move at every state (0 bank, 1 roll plainly, 2 + j announce
+        ``prediction.choices[j]``; past the cap under reach the terminal move;
+        -1 on an overshoot) and the keep of every roll class at every layer, so
         that the policy table holds the solve's own decisions. `term_bank` gives the (A, B) of
         banking past the cap per row (see `terminal`). The rows run in the
         compiled pass (`compiled.turn_rows`) in blocks of `compiled.LANES`
@@ -445,26 +503,39 @@ class TurnKernel:
         size = tpad * d + 2  # the states, then the win and bust slots
         begin = np.empty((p, j + 1))  # the turn start's stored seats' A, then B
         table = np.empty((p if keep_table else 0, size, j + 1))  # rows first: every state's columns
-        if moves is not None and (not keep_table or moves.shape != (p, tpad, d) or moves.dtype != np.int8
-                                  or not moves.flags.c_contiguous):
-            raise ValueError(f"moves must be a C-contiguous int8 array of shape {(p, tpad, d)} with keep_table")
+        told_n = 0 if self.prediction is None else len(self.prediction.choosing)
+        want = {"move": (p, tpad, d), "keep": (p, tpad, len(self.graph.choosing)), "told": (p, tpad, told_n)}
+        if moves is not None and (not keep_table or any(
+                getattr(moves, name).shape != shape or getattr(moves, name).dtype != np.int8
+                or not getattr(moves, name).flags.c_contiguous for name, shape in want.items())):
+            raise ValueError(f"moves must be `move_table`'s Decisions for {p} rows of {tpad} layers, with keep_table")
         taken = np.empty((0, size), dtype=np.int8) if moves is None else np.empty((p, size), dtype=np.int8)
+        keeps = np.empty((0, 1, 1), dtype=np.int8) if moves is None else moves.keep
+        told_keeps = np.empty((0, 1, 1), dtype=np.int8) if moves is None else moves.told
         l0 = _plain(l0, float)
         terminal = None
+        term_keep = np.zeros((1, 1, 1), dtype=np.int8)
         if self.exact:
             term = np.zeros((2, 1, 1, 1))
             term_move = np.zeros((1, 1, 1), dtype=np.int8)
         else:
             term = np.empty((2, p, self.period, d))
             term_move = np.zeros((p, self.period, d), dtype=np.int8)  # every bank wins: bank
+            if moves is not None:  # every state worth a win: `choose` takes the last keep of each class
+                term_keep = np.empty((p, self.period, len(self.graph.choosing)), dtype=np.int8)
+                term_keep[:] = (np.diff(np.append(self.graph.class_start, len(self.graph.keep_units)))
+                                [self.graph.choosing] - 1).astype(np.int8)
             if term_bank is None and self._all_win_past_cap:
                 term[0], term[1] = self.win_value, 0.0
             else:
                 ta, tb = term_bank if term_bank is not None else self.terminal_bank(len(scores))
                 terminal = self._terminal_args(ta, tb, l0)
         g, c = self.graph, self.graph.columns
+        pr = self.prediction
         args = (index, table, begin, _plain(scores, np.int64), caps, *banks, l0, term[0],
-                term[1], term_move, taken, tpad, self.exact, self.period, TIE if seats else 0.0,  # "Ties"
+                term[1], term_move, taken, keeps, told_keeps, term_keep, self.graph.choosing,
+                np.zeros(0, dtype=np.int64) if pr is None else pr.choosing, tpad, self.exact, self.period,
+                TIE if seats else 0.0,  # "Ties"
                 float(self.win_value), self._base, g.keep_win, c.start, c.ptr, c.cls, c.prob, c.bust, self._announce,
                 d)
 
@@ -474,7 +545,8 @@ class TurnKernel:
 
         def rows_pass(blocks: np.ndarray) -> None:
             if terminal is not None:
-                self._terminal_rows(blocks, index, terminal, term, term_move)
+                self._terminal_rows(blocks, index, terminal, term, term_move,
+                                    term_keep if moves is not None else np.empty((0, 1, 1), dtype=np.int8))
             compiled.turn_rows(blocks, *args, compiled.turn_work(*shape))
 
         blocks = blocks_of(p)
@@ -486,7 +558,7 @@ class TurnKernel:
             rows_pass(blocks)
         a_start = begin[:, :j] if seats else begin[:, 0]
         if moves is not None:
-            moves[:] = taken[:, : tpad * d].reshape(p, tpad, d)
+            moves.move[:] = taken[:, : tpad * d].reshape(p, tpad, d)
         if keep_table:
             cells = table[:, : tpad * d].reshape((p, tpad, d, j + 1))
             return a_start, begin[:, j], cells[..., :j] if seats else cells[..., 0], cells[..., j]

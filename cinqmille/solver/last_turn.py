@@ -49,16 +49,19 @@ class LastTurn:
         term_a, term_b = self.kernel.terminal_bank(1)  # a bank at the threshold wins (1), or is a fault
         self.value = []
         self.roll = []
+        self.keep = []  # per parity class: the keep the pass took at each layer in each class with a choice (σ)
         for c in range(classes):
             # one row whose success threshold is t = span, with parity class c at the threshold
             score = (c - span) % self.period
             bank_a = np.full((1, span + 1, d), NEG)
             bank_b = np.zeros((1, span + 1, d))
             bank_a[0, span], bank_b[0, span] = term_a[0, c], term_b[0, c]
+            taken = self.kernel.move_table(1, span)
             _, _, ta, tb = self.kernel.run(np.array([score]), np.array([span]), BankTable(bank_a, bank_b),
-                                           np.zeros(1), keep_table=True)
+                                           np.zeros(1), keep_table=True, moves=taken)
             value = ta[0] + tb[0] * 0.0
             self.value.append(value)
+            self.keep.append(taken.keep[0])
             self.roll.append(self.kernel.rolling(value, 0.0))
 
     def threshold(self, b: Any, target: Any) -> tuple[Any, Any, Any]:
@@ -67,6 +70,17 @@ class LastTurn:
         of the score it leaves (0 under exact: one class)."""
         thr, possible = self.bank.end.winning_bank(b, target, self.bank.least(b))
         return thr, possible, (0 * thr if self.exact else (b + thr) % self.period)
+
+    def keeps(self, c: int, r: np.ndarray) -> np.ndarray:
+        """The keep the pass took in each roll class with a choice (`Decisions.keep`) at the states of parity
+        class `c` that still need `r` turn units (an array): (len(r), Cc), -1 where it took none (hopeless,
+        or past the goal under exact)."""
+        t = self.span - np.asarray(r)
+        table = self.keep[c]
+        last = len(table) - 1
+        ok = (t >= 0) & ((t <= self.span + 1) if self.exact else True)  # span + 1: an overshoot (exact)
+        folded = np.where(t > last, last - (t - last) % self.period, t)
+        return np.where(ok[:, None], table[np.where(ok, folded, 0)], -1).astype(np.int8)
 
     def _lookup(self, table: list[np.ndarray], c: np.ndarray, r: np.ndarray, m: np.ndarray) -> np.ndarray:
         """U[c, r, m] for arrays (r = turn units still needed; r <= 0 is the success region)."""

@@ -65,8 +65,8 @@ from .turns import counted
 from .two_player import LevelStats, Progress
 
 if TYPE_CHECKING:
-    from .kernel import BankTable
-    from .policy import TurnRows
+    from .kernel import BankTable, Decisions
+    from .rows import TurnRows
     from .result import SolveResult
 
 #: Largest table size solved: players allowed by the solver.
@@ -253,9 +253,9 @@ def threatening(others: np.ndarray, keep: int = 2) -> np.ndarray:
 
 
 def _seat_pass(result: "SolveResult", a: int, others: np.ndarray) -> tuple[np.ndarray, int, np.ndarray, "BankTable",
-                                                                          np.ndarray, np.ndarray, np.ndarray]:
+                                                                          "Decisions", np.ndarray, np.ndarray]:
     """One kernel pass with seat values for a mover at `a` against each row of `others` (`seat_rows`): (caps,
-    layers, the bust vectors ``P V(others, a)``, the bank table, the moves, A, B of every turn state)."""
+    layers, the bust vectors ``P V(others, a)``, the bank table, the decisions (σ), A, B of every turn state)."""
     kernel, grid = result.kernel, result.grid
     w = result.values
     rest = np.asarray(others, dtype=np.int64).reshape(len(others), -1)
@@ -291,7 +291,7 @@ def seat_rows(result: "SolveResult", a: int, others: np.ndarray) -> "TurnRows":
     policy table's.
     """
     from .kernel import rolled
-    from .policy import TurnRows
+    from .rows import TurnRows
 
     rules, kernel = result.rules, result.kernel
     caps, n, bust, bank, moves, ta, tb = _seat_pass(result, a, others)
@@ -306,4 +306,5 @@ def seat_rows(result: "SolveResult", a: int, others: np.ndarray) -> "TurnRows":
     return TurnRows(rules, caps, offset, l0, bank_v, rolled(plain, predict).reshape(-1, d),
                     None if predict is None else plain[:, :, 1].reshape(-1).copy(),
                     None if predict is None else predict.reshape(-1, predict.shape[-1]), choices, kernel.period,
-                    tie=TIE, move=moves[:, :n].reshape(-1, d))
+                    tie=TIE, move=moves.move[:, :n].reshape(-1, d), keep=moves.keep[:, :n].reshape(k * n, -1),
+                    told=None if predict is None else moves.told[:, :n].reshape(k * n, -1))

@@ -45,8 +45,8 @@ from ..errors import CinqmilleError
 from ..rules import Rules
 from ..rules.bank import UNIT, BankRules
 from .grid import ScoreGrid
-from .kernel import KeepGraph, TurnKernel, backup, build_keep_graph, rolled
-from .policy import TurnRows
+from .kernel import KeepGraph, TurnKernel, backup, best_keeps, build_keep_graph, rolled
+from .rows import TurnRows
 
 EXPECTED_SPAN = 4
 
@@ -184,7 +184,8 @@ def race_rows(rules: Rules, remaining: np.ndarray | None = None, kernel: TurnKer
     caps = grid.cap(scores).astype(np.int64)
     u = -remaining[scores]
     bank = grid.bank_table(scores, np.zeros_like(scores), int(caps.max()) + 1, start_value, win_value=0.0)
-    _, _, ta, tb = kernel.run(scores, caps, bank, u, keep_table=True)
+    sigma = kernel.move_table(len(scores), int(caps.max()))
+    _, _, ta, tb = kernel.run(scores, caps, bank, u, keep_table=True, moves=sigma)
     banks, rolls, plains, predicts = [], [], [], []
     for i, cap in enumerate(caps):
         n = int(cap) + 2
@@ -199,10 +200,14 @@ def race_rows(rules: Rules, remaining: np.ndarray | None = None, kernel: TurnKer
     offset = np.concatenate([[0], np.cumsum(caps + 2)[:-1]]).astype(np.int64)
     pred = kernel.prediction
     choices = () if pred is None else tuple(int(c) * UNIT for c in pred.choices)
+    def decided(x: np.ndarray) -> np.ndarray:  # the rows' layers of a decision array of the pass (σ)
+        return np.concatenate([x[i, : int(cap) + 2] for i, cap in enumerate(caps)])
+
     return TurnRows(rules, caps, offset, u, np.concatenate(banks), np.concatenate(rolls),
                     None if pred is None else np.concatenate(plains),
                     None if pred is None else np.concatenate([x for x in predicts if x is not None]),
-                    choices, kernel.period)
+                    choices, kernel.period, move=decided(sigma.move), keep=decided(sigma.keep),
+                    told=None if pred is None else decided(sigma.told))
 
 
 def expected_rows(rules: Rules, values: np.ndarray | None = None) -> TurnRows:
@@ -240,3 +245,15 @@ class ExpectedRows(TurnRows):
 
     def win_worth(self, t: Any) -> Any:
         return np.asarray(t) * float(UNIT) + float(self.rules.goal)
+
+    def taken(self, r: Any, t: Any, doubled: bool = False) -> np.ndarray:
+        """The keep of every roll class: solved in NumPy (`expected_turn`), the block has no pass's record;
+        its keep is the kernel's rule on its values (`kernel.best_keeps`). No announcement (one turn alone)."""
+        graph = build_keep_graph(self.rules)
+        rows = np.broadcast_to(np.asarray(r), np.shape(t))
+        return best_keeps(graph, self.keep_values(rows, t, graph.keep_units, graph.keep_next, graph.keep_win))
+
+    def keep(self, r: Any, t: Any, c: Any, doubled: Any = False) -> np.ndarray:
+        """The keep `taken` takes in roll class `c` (of the `KeepGraph`)."""
+        r, t, c = np.broadcast_arrays(np.asarray(r), np.asarray(t), np.asarray(c))
+        return np.asarray(np.take_along_axis(self.taken(r, t), c[..., None], axis=-1)[..., 0])

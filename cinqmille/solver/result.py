@@ -23,7 +23,10 @@ from ..rules import Rules
 from ..rules.bank import UNIT
 from .grid import ScoreGrid
 from .kernel import TurnKernel
-from .policy import PolicyTable, TurnRows, differs, ranking, sample_groups
+from .choice import differs, ranking, sample_groups
+from .locate import locate, reduced
+from .policy import PolicyTable
+from .rows import TurnRows
 from .turns import GameModel
 
 Objective = Literal["win", "expected", "race", "average"]
@@ -130,7 +133,7 @@ class SolveResult:
 
     def take_over_value(self, me: int, opp: int, offer: tuple[int, int], seat: int = 0) -> float:
         """Chance to win when taking over `offer` = (turn points, dice): rolling those dice from those points."""
-        block, r = self.policy.spot(Position(me, opp, seat=self._seat(seat)))
+        block, r = locate(self.policy, Position(me, opp, seat=self._seat(seat)))
         return float(block.roll(r, offer[0] // UNIT, offer[1]))
 
     def _seat(self, seat: int) -> int:
@@ -156,15 +159,13 @@ class SolveResult:
             return self.seats_spot(position.me, tuple(others))
         if position.target is None:
             self._seat(position.seat)  # refuse a seat the table does not have
-        return self.policy.spot(position)
+        return locate(self.policy, position)
 
     def seats_spot(self, me: int, others: tuple[int, ...]) -> tuple[TurnRows, int]:
         """(block, 0): the turn of a mover with banked `me` against `others` (points, playing order), n players."""
-        from .n_player import leading, seat_rows
+        from .n_player import seat_rows
 
-        if len(others) > self.players - 1:  # a larger table: the reduction to the leading opponents
-            others = leading(others, self.players - 1)
-        key = (me // UNIT,) + tuple(o // UNIT for o in others)
+        key = tuple(int(x) // UNIT for x in reduced(self.players, me, *others))  # (a larger game: `locate.reduced`)
         valid = set(self.grid.scores.tolist())
         if any(k not in valid for k in key):
             raise PositionError("a banked score that cannot occur under this ruleset")
@@ -182,9 +183,11 @@ class SolveResult:
         if position.offer is None:
             raise PositionError("no take-over offer given")
         block, r = self.spot(position)
-        values = block.offer_values(r, position.offer[0] // UNIT, position.offer[1])
-        actions = ("start", "take_over")  # the tie-break order
-        return [Option(win=float(values[j]), action=actions[j]) for j in ranking(values, block.tie)]
+        t, m = position.offer[0] // UNIT, position.offer[1]
+        values = block.offer_values(r, t, m)
+        actions = ("start", "take_over")  # the tie-break order; the solve's choice first (`TurnRows.takes_over`)
+        return [Option(win=float(values[j]), action=actions[j])
+                for j in ranking(values, block.tie, int(block.takes_over(r, t, m)))]
 
     def sample_problem(self, tol: float = 1e-9) -> str | None:
         """Why this `win` table (read back from the cache) is not the ruleset's solution, on a deterministic
