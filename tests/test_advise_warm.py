@@ -78,7 +78,7 @@ def test_a_damaged_group_is_refused_and_computed(session_cache: Path) -> None:
     result = solve(rules, "win")
     path = groups.write_groups(result)
     arrays = dict(np.load(path, allow_pickle=False))
-    arrays["g0"] = arrays["g0"] + 1e-6
+    arrays["g0-bank_v"] = arrays["g0-bank_v"] + 1e-6
     with open(path, "wb") as handle:
         np.savez_compressed(handle, **arrays)
     read = solve(rules, "win")

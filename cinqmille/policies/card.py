@@ -17,7 +17,8 @@ from ..engine.state import GameView
 from ..research.card import Card, CardRows, parse_card
 from ..rules import Rules
 from ..rules.bank import UNIT
-from ..solver.policy import best, keep_order
+from ..solver.choice import block_graph
+from ..solver.rows import roll_class, same_keep
 from .heuristics import _Heuristic
 
 
@@ -37,13 +38,13 @@ class CardPolicy(_Heuristic):
 
     def choose_keep(self, view: GameView, keeps: tuple[Keep, ...]) -> Keep:
         d = self.rules.dice
-        units = np.array([k.points // UNIT for k in keeps])
-        left = np.array([view.dice_in_hand - k.size or d for k in keeps])
-        win = np.array([k.win for k in keeps])
-        order = keep_order(units, left, win)
-        values = self.block.keep_values(self._row(view), view.turn_points // UNIT, units[order], left[order],
-                                        win[order])
-        return keeps[int(order[int(best(values))])]
+        units = np.array([0 if k.win else k.points // UNIT for k in keeps])
+        left = np.array([(view.dice_in_hand - k.size) or d for k in keeps])
+        win = np.array([k.win for k in keeps], dtype=bool)
+        assert view.roll is not None
+        c = roll_class(self.rules, tuple(view.roll))
+        taken = self.block.taken(self._row(view), view.turn_points // UNIT)[c]
+        return keeps[int(same_keep(block_graph(self.block), taken, units, left, win))]
 
     def wants_bank(self, view: GameView) -> bool:
         return bool(self.block.move(self._row(view), view.turn_points // UNIT, view.dice_in_hand) == 0)

@@ -5,11 +5,12 @@ one mover's seat and score against `policy.GROUP` consecutive opponent
 scores, each by one kernel pass, compiled by Numba. A fresh process that
 answers one question (`cinqmille advise`) spent most of its second on Numba's
 import and first call for that one group. The *groups file* holds every group
-of the complete table as one member of a zip (`np.savez_compressed`, no
-pickle), one float64 array of the group's states with the columns ``bank``,
-``roll``, ``move`` (one per number of dice in hand), then ``plain`` and
-``predict`` under `prediction`: the very numbers of the kernel's passes (the
-complete table is built by the same passes, `LazyGroups.complete`).
+of the complete table as members of a zip (`np.savez_compressed`, no pickle),
+``g<group>-<array>``, one per array the table holds (`NAMES`: the values of
+banking and rolling, the solve's decisions σ, move, keep, keep after an
+announcement, take-over, and the announcement's values): the very numbers
+and decisions of the kernel's passes (the complete table is built by the same
+passes, `LazyGroups.complete`).
 
 `GroupTable` is a `PolicyTable` whose groups are read from the file instead
 of computed: a group is read when first needed, and taken only when its
@@ -41,10 +42,11 @@ from ..errors import CinqmilleError
 from ..files import atomic_write
 from ..rules import content_key
 from ..solver import cache
-from ..solver.policy import PolicyTable, differs, sample_groups
+from ..solver.choice import differs, sample_groups
+from ..solver.policy import PolicyTable
 
 #: The format of a groups file (raised when its columns change).
-FORMAT = 1
+FORMAT = 2
 #: Largest difference between a group's stored turn starts and the solved chances.
 START_TOL = 1e-9
 #: Largest metadata record read (bytes: a checksum per group, about 70 bytes each).
@@ -65,13 +67,18 @@ def _spec(rules: Any) -> cache.TableSpec:
     return cache.TableSpec.of(rules, "groups", "win", 2, {})
 
 
-def _columns(table: PolicyTable, cells: slice) -> np.ndarray:
-    """The states `cells` of `table` as one float64 block: bank, roll, move (D columns each), plain, predict."""
-    assert table.move_v is not None
-    parts = [table.bank_v[cells], table.roll_v[cells], table.move_v[cells].astype(np.float64)]
-    if table.plain_v is not None and table.predict_v is not None:
-        parts += [table.plain_v[cells][:, None], table.predict_v[cells]]
-    return np.ascontiguousarray(np.concatenate(parts, axis=1))
+#: The table's arrays a group holds (`PolicyTable._group_arrays`: values and the solve's decisions, σ).
+NAMES = ("bank_v", "roll_v", "move_v", "keep_v", "told_v", "take_v", "plain_v", "predict_v")
+
+
+def _arrays(table: PolicyTable, cells: slice) -> dict[str, np.ndarray]:
+    """The states `cells` of `table`: every array it holds (`NAMES`), by name."""
+    out = {}
+    for name in NAMES:
+        whole = getattr(table, name)
+        if whole is not None:
+            out[name] = np.ascontiguousarray(whole[cells])
+    return out
 
 
 def _cells(table: PolicyTable, g: int) -> tuple[np.ndarray, slice]:
@@ -81,8 +88,14 @@ def _cells(table: PolicyTable, g: int) -> tuple[np.ndarray, slice]:
     return rows, slice(start, start + len(rows) * int(table.cap[rows[0]] + 2))
 
 
-def _sum(block: np.ndarray) -> str:
-    return hashlib.sha256(str(block.shape).encode() + block.tobytes()).hexdigest()
+def _sum(arrays: dict[str, np.ndarray]) -> str:
+    """One checksum of a group's arrays (names, dtypes, shapes and bytes)."""
+    digest = hashlib.sha256()
+    for name in sorted(arrays):
+        block = arrays[name]
+        digest.update(f"{name}{block.dtype.str}{block.shape}".encode())
+        digest.update(block.tobytes())
+    return digest.hexdigest()
 
 
 def write_groups(result: Any) -> Path:
@@ -90,8 +103,9 @@ def write_groups(result: Any) -> Path:
     (atomically; vouched for, as the solver's own tables are). Returns the path."""
     table = result.policy.complete()  # the groups an advice computed already are kept
     path = groups_path(result.rules)
-    blocks = {f"g{g}": _columns(table, _cells(table, g)[1]) for g in range(len(table._done))}
-    sums = [_sum(blocks[f"g{g}"]) for g in range(len(blocks))]
+    groups = [_arrays(table, _cells(table, g)[1]) for g in range(len(table._done))]
+    sums = [_sum(arrays) for arrays in groups]
+    blocks = {f"g{g}-{name}": block for g, arrays in enumerate(groups) for name, block in arrays.items()}
     meta = {"format": FORMAT, "table": _spec(result.rules).identity(), "groups": sums,
             "checksum": hashlib.sha256("".join(sums).encode()).hexdigest()}
     payload = {**blocks, "meta": np.array(json.dumps(meta))}
@@ -124,25 +138,29 @@ class GroupTable(PolicyTable):
             raise cache.CorruptTable(f"{path}: {len(table._sums)} groups, expected {len(table._done)}")
         return table
 
-    def _read(self, g: int) -> np.ndarray:
-        """The stored block of group g, checked against its checksum and the solved turn starts."""
-        with zipfile.ZipFile(self._path) as archive, archive.open(f"g{g}.npy") as handle:
-            block = np.lib.format.read_array(handle, allow_pickle=False)
-        d = self.dice
-        width = 3 * d + (0 if self.plain_v is None or self.predict_v is None else 1 + self.predict_v.shape[1])
+    def _read(self, g: int) -> dict[str, np.ndarray]:
+        """The stored arrays of group g, checked against its checksum and the solved turn starts."""
         rows, cells = _cells(self, g)
-        if block.dtype != np.float64 or block.shape != (cells.stop - cells.start, width):
-            raise cache.CorruptTable(f"{self._path}: group {g} has the wrong shape")
-        if _sum(block) != self._sums[g]:
+        want_arrays = {name: getattr(self, name) for name in NAMES if getattr(self, name) is not None}
+        arrays = {}
+        with zipfile.ZipFile(self._path) as archive:
+            for name, whole in want_arrays.items():
+                with archive.open(f"g{g}-{name}.npy") as handle:
+                    block = np.lib.format.read_array(handle, allow_pickle=False)
+                if block.dtype != whole.dtype or block.shape != (cells.stop - cells.start,) + whole.shape[1:]:
+                    raise cache.CorruptTable(f"{self._path}: group {g} has the wrong shape ({name[:-2]})")
+                arrays[name] = block
+        if _sum(arrays) != self._sums[g]:
             raise cache.CorruptTable(f"{self._path}: group {g} does not match its checksum")
+        d = self.dice
         n = int(self.cap[rows[0]]) + 2
-        start = np.maximum(block[::n, :d], block[::n, d:2 * d])[:, d - 1]  # the rows' turn starts, all the dice
+        start = np.maximum(arrays["bank_v"][::n], arrays["roll_v"][::n])[:, d - 1]  # turn starts, all the dice
         s = len(self.scores)
         seat, ia = divmod(int(rows[0]) // s, s)
         want = self._result.tables[seat, self.scores[ia], self.scores[rows % s]]
         if differs(start, want, START_TOL):
             raise cache.CorruptTable(f"{self._path}: group {g} is not the solved table's")
-        return block
+        return arrays
 
     def _group(self, g: int) -> None:
         if self._failed:
@@ -157,15 +175,9 @@ class GroupTable(PolicyTable):
             cache.discard(self._path, reason, stacklevel=4)
             super()._group(g)
             return
-        d = self.dice
         rows, cells = _cells(self, g)
-        assert self.move_v is not None
-        self.bank_v[cells] = block[:, :d]
-        self.roll_v[cells] = block[:, d:2 * d]
-        self.move_v[cells] = block[:, 2 * d:3 * d].astype(np.int8)
-        if self.plain_v is not None and self.predict_v is not None:
-            self.plain_v[cells] = block[:, 3 * d]
-            self.predict_v[cells] = block[:, 3 * d + 1:]
+        for name, values in block.items():
+            getattr(self, name)[cells] = values
         self._values(rows)
 
     def sample_problem(self) -> str | None:
@@ -175,7 +187,7 @@ class GroupTable(PolicyTable):
             rows, cells = _cells(self, int(g))
             self._ready(rows)
             fresh._ready(rows)
-            for name in ("bank_v", "roll_v", "plain_v", "predict_v", "move_v"):
+            for name in NAMES:
                 mine, theirs = getattr(self, name), getattr(fresh, name)
                 if mine is not None and differs(mine[cells], theirs[cells]):
                     return f"group {int(g)} differs from the kernel's ({name[:-2]})"

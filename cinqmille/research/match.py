@@ -54,7 +54,7 @@ class VecPlay:
         self.rules, self.vec = rules, vec
         self.dice = rules.dice
         self.exact = rules.banking.exact
-        self.tie = 0.0  # the keep chosen is the only one valued 1 in its class
+        self.tie = 0.0  # no values: the vector form's own decisions
         self.a = np.asarray(scores, dtype=np.int64)
         self.cap = np.asarray(caps, dtype=np.int64)
         self.graph = roll_model(rules).graph
@@ -66,22 +66,18 @@ class VecPlay:
         banks = self.vec.bank(rr, self.a[rr], np.zeros_like(rr), tt, mm)
         return np.asarray(np.where(np.asarray(banks), 0, 1)).reshape(r.shape)
 
-    def keep_values(self, r: Any, t: Any, units: Any, left: Any, win: Any, doubled: Any = False) -> np.ndarray:
-        """1 for the keep the vector form takes in each roll class of the keep graph, 0 for the others."""
+    def taken(self, r: Any, t: Any, doubled: bool = False) -> np.ndarray:
+        """The keep the vector form takes in every roll class of the keep graph from turn units `t` of rows `r`
+        (ids into the graph's keeps, shape ``S + (C,)``: the `TurnPlay` question)."""
         if np.any(doubled):
             raise CinqmilleError(f"policy '{self.vec.name}' never announces")
         g = self.graph
-        k = len(g.keep_units)
-        if np.shape(units)[-1] != k:
-            raise CinqmilleError(f"policy '{self.vec.name}': keeps asked outside the roll classes")
         r, t = np.broadcast_arrays(np.asarray(r), np.asarray(t))
         rr, tt = r.reshape(-1).astype(np.int64), t.reshape(-1).astype(np.int64)
         n, c = len(rr), len(g.class_start)
         pid = np.repeat(rr, c)
         kept = self.vec.keep(pid, self.a[pid], np.repeat(tt, c), np.tile(np.arange(c), n)).reshape(n, c)
-        out = np.zeros((n, k))
-        out[np.arange(n)[:, None], kept] = 1.0
-        return out.reshape(r.shape + (k,))
+        return np.asarray(kept, dtype=np.int64).reshape(r.shape + (c,))
 
 
 def policy_name(spec: str) -> str:

@@ -204,23 +204,14 @@ class CardVec:
         self.block = CardRows(rules, card, np.arange(goal), np.full(goal, goal))
         self.scores = ScoreGrid.of(rules).scores.astype(np.int64)
         self.model = roll_model(rules)
-        mod = self.model
-        cand = mod.cand.copy()
-        for c in range(len(cand)):  # the keeps of each class in the tie-break order (padding last), as OptimalVec
-            ks = mod.cand[c, mod.cand_ok[c]]
-            cand[c, : len(ks)] = ks[keep_order(mod.units[ks], mod.next[ks], mod.win[ks])]
-        self.cand = cand
-        self.c_units, self.c_next, self.c_win = mod.units[cand], mod.next[cand], mod.win[cand]
 
     def _rows(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.asarray(self.block.row(a, a, b))
 
     def keep(self, pid: np.ndarray, a: np.ndarray, t: np.ndarray, c: np.ndarray) -> np.ndarray:
         b = self.scores[np.asarray(pid) % len(self.scores)]
-        values = self.block.keep_values(self._rows(a, b), t, self.c_units[c], self.c_next[c], self.c_win[c])
-        values = np.where(self.model.cand_ok[c], values, -np.inf)
-        kept: np.ndarray = self.cand[c, np.argmax(values, axis=1)]
-        return kept
+        taken = self.block.taken(self._rows(a, b), t)  # the card's keep of every class (the graph's ids)
+        return np.asarray(np.take_along_axis(taken, np.asarray(c)[..., None], axis=-1)[..., 0])
 
     def bank(self, pid: np.ndarray, a: np.ndarray, b: np.ndarray, t: np.ndarray, m: np.ndarray) -> np.ndarray:
         return np.asarray(self.block.move(self._rows(a, b), t, m) == 0)

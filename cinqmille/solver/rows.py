@@ -342,12 +342,17 @@ class KeepChoice:
 def roll_keep(block: "TurnRows", r: Any, t: Any, counts: tuple[int, ...], doubled: bool = False) -> int:
     """The keep the solve took for the roll `counts` (dice per face) from turn units `t` of row `r`, after a
     right announcement where `doubled`: its index in the `KeepGraph` (`TurnRows.keep` of the roll's class)."""
-    graph, _ = roll_classes(block.rules)
+    return int(block.keep(r, t, roll_class(block.rules, counts), doubled))
+
+
+def roll_class(rules: Rules, counts: tuple[int, ...]) -> int:
+    """The roll class (of the `KeepGraph`) of the roll `counts` (dice per face)."""
+    graph, _ = roll_classes(rules)
     n = sum(counts)
-    c = int(graph.roll_class[n - 1][dice_tables(block.rules)[n].roll_index(counts)])
+    c = int(graph.roll_class[n - 1][dice_tables(rules)[n].roll_index(counts)])
     if c < 0:
         raise CinqmilleError("a roll that scores nothing has no keep")
-    return int(block.keep(r, t, c, doubled))
+    return c
 
 
 def same_keep(graph: KeepGraph, k: Any, units: Any, left: Any, win: Any, valid: Any = True) -> np.ndarray:
