@@ -82,8 +82,8 @@ def brute_force_end_n(rules: Rules, players: int = 3, far: int = 10000, tol: flo
         b = rest[0]
         top = goal - b if exact else target - b + far
         bust = unit(leader) if j == n - 1 else last_start(j + 1, leader, target, rest[1:], None)
-        table: dict[tuple[int, int], tuple[Vector, Vector]] = {}
-        for t in range(top, -1, -50):
+        table: dict[tuple[int, int], tuple[Vector, Vector]] = {(top, m): (bust, bust) for m in range(1, d + 1)}
+        for t in [top] * (0 if exact else 200) + list(range(top, -1, -50)):  # the top layer (reach) leads to itself
             for m in range(1, d + 1):
                 p_bust, outcome_rows = rows[m]
                 total = [p_bust * x for x in bust]

@@ -74,12 +74,9 @@ MAX_PLAYERS = 5
 
 
 def relaxations_n(rules: Rules, players: int) -> tuple[str, ...]:
-    """What the n-player solver assumes away beyond the two-player relaxations."""
+    """What the n-player solver assumes away beyond the two-player relaxations (the last round and take-over
+    offers are solved: `rounds`)."""
     out = []
-    if rules.last_round:
-        out.append(f"last_round: not yet solved for {players} players; solved as if the rule were off")
-    if rules.take_over:
-        out.append(f"take_over: not yet solved for {players} players; solved as if the rule were off")
     if counted(rules):
         out.append(f"zero_turns: the scoreless-turn counters are not yet solved for {players} players; solved as if "
                    f"the rule were off")
@@ -252,49 +249,77 @@ def threatening(others: np.ndarray, keep: int = 2) -> np.ndarray:
     return np.asarray(np.sort(top, axis=1))
 
 
-def _seat_pass(result: "SolveResult", a: int, others: np.ndarray) -> tuple[np.ndarray, int, np.ndarray, "BankTable",
-                                                                          np.ndarray, np.ndarray, np.ndarray]:
-    """One kernel pass with seat values for a mover at `a` against each row of `others` (`seat_rows`): (caps,
-    layers, the bust vectors ``P V(others, a)``, the bank table, the moves, A, B of every turn state)."""
+def _seat_pass(result: "SolveResult", a: int, others: np.ndarray, seat: int = 0,
+               ) -> tuple[np.ndarray, int, np.ndarray, "BankTable", np.ndarray, np.ndarray, np.ndarray]:
+    """One kernel pass with seat values for a mover of `seat` at `a` against each row of `others` (`seat_rows`):
+    (caps, layers, the bust vectors ``P V(others, a)``, the bank table, the moves, A, B of every turn state).
+    Under a last round or take-over offers the banks and caps are the solve's (`rounds.Rounds.seat_inputs`)."""
     kernel, grid = result.kernel, result.grid
-    w = result.values
     rest = np.asarray(others, dtype=np.int64).reshape(len(others), -1)
     if rest.shape[1] != result.players - 1:
         raise ValueError(f"a {result.players}-player table needs {result.players - 1} opponents per row")
     k = len(rest)
     mover = np.full(k, a, dtype=np.int64)
-    caps = grid.cap(mover)
+    term = None
+    if result.rounds is not None:
+        caps, bank, term, bust = result.rounds.seat_inputs(seat, mover, rest, result.tables, result.offers)
+    else:
+        w = result.values
+        caps = grid.cap(mover)
+        bust = pass_dice(w[tuple(rest.T) + (mover,)])
+        bank = grid.seat_bank_table(mover, rest, int(caps[0]) + 1, w)
     n = int(caps[0]) + 2
-    bust = pass_dice(w[tuple(rest.T) + (mover,)])
-    bank = grid.seat_bank_table(mover, rest, n - 1, w)
     moves = kernel.move_table(k, int(caps.max()))
-    _, _, ta, tb = kernel.run(mover, caps, bank, bust[:, 0].copy(), keep_table=True, moves=moves)
+    _, _, ta, tb = kernel.run(mover, caps, bank, bust[:, 0].copy(), keep_table=True, moves=moves, term_bank=term)
     return caps, n, bust, bank, moves, ta, tb
 
 
-def seat_starts(result: "SolveResult", a: int, others: np.ndarray) -> np.ndarray:
-    """Every stored seat's chance (k, n - 1), the mover first, at the turn start of a mover at `a` against each
-    row of `others`, computed afresh by one kernel pass from the table's values (``A + B L`` per seat: the
-    check of a table read back from the cache, `SolveResult.sample_problem`)."""
-    _, _, bust, _, _, ta, tb = _seat_pass(result, a, others)
+def seat_starts(result: "SolveResult", a: int, others: np.ndarray, seat: int = 0) -> np.ndarray:
+    """Every stored seat's chance (k, n - 1), the mover first, at the turn start of a mover of `seat` at `a`
+    against each row of `others`, computed afresh by one kernel pass from the table's values (``A + B L`` per
+    seat: the check of a table read back from the cache, `SolveResult.sample_problem`)."""
+    _, _, bust, _, _, ta, tb = _seat_pass(result, a, others, seat)
     d = result.rules.dice
     return np.asarray(ta[:, 0, d - 1, :] + tb[:, 0, d - 1, None] * bust[:, : ta.shape[-1]])
 
 
-def seat_rows(result: "SolveResult", a: int, others: np.ndarray) -> "TurnRows":
-    """The policy's rows of a mover with banked `a` against each row of `others` (units, shape (k, n - 1): the
-    opponents in playing order from the mover), as one `TurnRows` block: row i is the turn against `others[i]`.
+def last_rows(result: "SolveResult", seat: int, a: int, target: int, later: tuple[int, ...]) -> "TurnRows":
+    """The policy's row of a last turn at a table of three or more: the mover of `seat` (banked `a`, units) plays
+    against `target` with the scores `later` of the seats still to play after him (`rounds.Rounds.after_goal`;
+    the last seat's is the two-player `LastTurn`'s, `policy.last_turn_rows`)."""
+    from .policy import last_turn_rows
+
+    rounds = result.rounds
+    if rounds is None or rounds.last is None:
+        raise ValueError(f"'{result.rules.name}' has no last round")
+    if seat == result.players - 1:
+        return last_turn_rows(result.rules, rounds.last, a, target)
+    kernel = rounds.last_kernel
+    caps, bank, term, bust = rounds.last_inputs(seat, target, np.array([(a,) + tuple(later)]))
+    moves = kernel.move_table(1, int(caps.max()))
+    _, _, ta, tb = kernel.run(np.array([a]), caps, bank, bust[:, 0].copy(), keep_table=True, moves=moves,
+                              term_bank=term)
+    return _turn_rows(result.rules, kernel, caps, int(caps[0]) + 2, bust, bank, moves, ta, tb)
+
+
+def seat_rows(result: "SolveResult", a: int, others: np.ndarray, seat: int = 0) -> "TurnRows":
+    """The policy's rows of a mover of `seat` with banked `a` against each row of `others` (units, shape (k, n - 1):
+    the opponents in playing order from the mover), as one `TurnRows` block: row i is the turn against `others[i]`.
 
     One kernel pass with seat values (`seat_bank_table`, the bust vector
     ``P V(others, a)``) gives every turn state; the mover's values make the
     block, so that every decision (advice, export, the engine's table) is the
     policy table's.
     """
+    return _turn_rows(result.rules, result.kernel, *_seat_pass(result, a, others, seat))
+
+
+def _turn_rows(rules: Rules, kernel: TurnKernel, caps: np.ndarray, n: int, bust: np.ndarray, bank: "BankTable",
+               moves: np.ndarray, ta: np.ndarray, tb: np.ndarray) -> "TurnRows":
+    """The `TurnRows` block of one kernel pass with seat values (the mover's values and the pass's moves)."""
     from .kernel import rolled
     from .policy import TurnRows
 
-    rules, kernel = result.rules, result.kernel
-    caps, n, bust, bank, moves, ta, tb = _seat_pass(result, a, others)
     k = len(caps)
     l0 = bust[:, 0].copy()
     value = ta[:, :n, :, 0] + tb[:, :n] * l0[:, None, None]

@@ -26,8 +26,10 @@ from .grid import ScoreGrid
 from .kernel import NEG, TIE, BankTable, Pair, TurnKernel
 from .last_turn import LastTurn
 from .level import LevelTurns, guess_above, solve_level
+from .n_player import Chasing, levels
 from .seats import pass_dice
 from .settle import Settled
+from .two_player import LevelStats
 
 #: Virtual rows (a row shifted by taken points) run in one kernel pass (their full tables are kept).
 CHUNK = 1024
@@ -157,9 +159,7 @@ class Rounds:
         """One kernel pass over the last turns of seat j (a middle seat): fresh, or rolling from taken `t`."""
         kernel = self.last_kernel
         b = rest[:, 0]
-        caps = np.asarray(self.grid.cap(b))
-        if self.extension:  # past `high` every target is alike by parity: the banks no longer depend on t there
-            caps = np.maximum(caps, self.high + self.period - b)
+        caps = self._last_caps(b)
         bank = self._last_banks(j, target, rest, caps)
         term = terminal_of(bank, b, caps, self.period) if not self.end.exact else None
         bust = np.zeros((len(b), self.n - j))
@@ -169,13 +169,19 @@ class Rounds:
             return np.asarray(big_a + big_b[:, None] * bust)
         return taken_rolls(kernel, b, caps, bank, bust, term, np.arange(len(b)), t)
 
+    def _last_caps(self, b: np.ndarray) -> np.ndarray:
+        """Caps of last turns on banked `b`: the goal's (exact); under `reach`, past every target up to `high` (there
+        every target is alike by parity: the banks no longer depend on the turn points)."""
+        caps = np.asarray(self.grid.cap(b))
+        return np.maximum(caps, self.high + self.period - b) if self.extension else caps
+
     def _last_banks(self, j: int, target: np.ndarray, rest: np.ndarray, caps: np.ndarray) -> BankTable:
-        """Bank values (P, cap + period, D, n - j) of seat j's last turns: a bank that takes the victory hands the
+        """Bank values (P, cap + period + 1, D, n - j) of seat j's last turns: a bank that takes the victory hands the
         last turns on (`after_goal`, with his bank offered); one that would, but is a fault, counts as a bust; no
         other bank is made (it is worth nothing to him)."""
         br, d, k = self.bank, self.d, self.n - j
         b = rest[:, 0]
-        t = np.arange(int(caps.max()) + self.period)[None, :]
+        t = np.arange(int(caps.max()) + self.period + 1)[None, :]
         kind, new, _ = br.outcome(b[:, None], t)
         can = np.asarray(br.allowed(b[:, None], t) & ~br.overshoots(b[:, None], t)
                          & self.end.beats(b[:, None] + t, target[:, None]))
@@ -208,6 +214,42 @@ class Rounds:
         out[:, 0] = 1.0 - won.sum(axis=1)
         out[:, 1:later + 1] = won
         return out[:, : self.n - 1]
+
+    # -- readers: one turn's inputs --------------------------------------------------------------------
+    def codes(self, tmax: int) -> np.ndarray:
+        """`ScoreGrid.bank_codes` of every score up to at least `tmax` (kept)."""
+        found = self.__dict__.get("_codes")
+        if found is None or found.shape[1] <= tmax:
+            found = self.grid.bank_codes(np.arange(self.grid.goal), tmax)
+            self.__dict__["_codes"] = found
+        return np.asarray(found)
+
+    def seat_inputs(self, seat: int, mover: np.ndarray, rest: np.ndarray, tables: np.ndarray,
+                    offers: np.ndarray | None) -> tuple[np.ndarray, BankTable, Pair | None, np.ndarray]:
+        """(caps, banks, past the caps, bust vectors) of the turns of a mover of `seat` with banked `mover` against
+        each row of `rest` (the others in playing order), read from a solved table (`tables`, a seat axis first)."""
+        kind = np.full(len(mover), seat if self.kinds > 1 else 0, dtype=np.int64)
+        rows = np.column_stack([mover, rest]).astype(np.int64)
+        caps = self.caps(kind, rows[:, 0])
+        bank, term = self.level_banks(kind, rows, caps, tables, offers, self.codes(int(caps.max()) + self.period))
+        nxt = (int(kind[0]) + 1) % self.kinds
+        bust = pass_dice(tables[nxt][tuple(rows[:, 1:].T) + (rows[:, 0],)])
+        return caps, bank, term, bust
+
+    def last_inputs(self, j: int, target: int, rest: np.ndarray) -> tuple[np.ndarray, BankTable, Pair | None,
+                                                                          np.ndarray]:
+        """(caps, banks, past the caps, bust vectors) of the last turn of seat j (a middle seat) against
+        `target` (units), the scores of seats j .. n - 1 in each row of `rest` (`after_goal`'s turn)."""
+        rest = np.asarray(rest, dtype=np.int64)
+        target_rows = np.full(len(rest), target, dtype=np.int64)
+        target_rows, _ = self._clamp(target_rows, None)
+        b = rest[:, 0]
+        caps = self._last_caps(b)
+        bank = self._last_banks(j, target_rows, rest, caps)
+        term = terminal_of(bank, b, caps, self.period) if not self.end.exact else None
+        bust = np.zeros((len(b), self.n - j))
+        bust[:, 1:] = self.after_goal(j + 1, target_rows, rest[:, 1:])
+        return caps, bank, term, bust
 
     # -- a level of turn starts -------------------------------------------------------------------
     def level_banks(self, kind: np.ndarray, rows: np.ndarray, caps: np.ndarray, w: np.ndarray,
@@ -278,8 +320,6 @@ def round_levels(grid: ScoreGrid, players: int, rounds: Rounds) -> list[tuple[np
                                                                                np.ndarray]]:
     """Every level of turn starts with its seats (`Rounds.kinds`): (seat, scores, caps, succ) sorted by cap
     descending, highest sum first; a scoreless turn passes the dice to the next seat, the scores rotated."""
-    from .n_player import levels
-
     out = []
     kinds = rounds.kinds
     for _, level in levels(grid, players):
@@ -295,13 +335,19 @@ def round_levels(grid: ScoreGrid, players: int, rounds: Rounds) -> list[tuple[np
     return out
 
 
+def rounds_solved(rules: Rules) -> bool:
+    """Whether a ruleset's n-player table is solved here (`solve_rounds`) rather than by `n_player.solve_players`:
+    under `last_round` or `take_over`."""
+    return bool(rules.last_round or rules.take_over)
+
+
 def solve_rounds(rules: Rules, players: int, tol: float = 1e-12, progress: Callable[[float], None] | None = None,
                  kernel: TurnKernel | None = None, pending: tuple[int, ...] = (),
-                 ) -> tuple[np.ndarray, np.ndarray | None, int, int, int, float, list[np.ndarray],
-                            list[tuple[np.ndarray, Settled]]]:
-    """Turn-start seat values ``W[seat, scores..., j]`` (seat axis under `last_round` only), the take-over offers
-    ``O[seat, scores..., t, m - 1, j]`` (None without `take_over`), levels, passes, states, residual, and the
-    chasing rows and cycles (as `n_player.solve_players` gives them)."""
+                 ) -> tuple[np.ndarray, np.ndarray | None, LevelStats, Chasing]:
+    """Turn-start seat values ``W[seat, scores..., j]`` (a seat axis under `last_round` only; units of 50, NaN for
+    impossible scores), the take-over offers ``O[seat, scores..., t, m - 1, j]`` (None without `take_over`), the
+    solve's figures and the cycles without a stationary policy (as `n_player.solve_players` gives them).
+    `pending`: starting scores below the opening (units; `solver.starts`), solved with the others."""
     grid = ScoreGrid.of(rules, pending)
     kernel = kernel or TurnKernel(rules)
     rounds = Rounds(rules, players, kernel, grid)
@@ -334,4 +380,6 @@ def solve_rounds(rules: Rules, players: int, tol: float = 1e-12, progress: Calla
         worst = max(worst, solved.residual)
         if progress is not None:
             progress((i + 1) / len(todo))
-    return (w if rules.last_round else w[0]), offers, len(todo), passes, states, worst, chasing, cycles
+    stats = LevelStats(levels=len(todo), passes=passes, states=states, residual=worst)
+    found = np.concatenate(chasing) if chasing else np.zeros((0, players), dtype=np.int64)
+    return (w if rules.last_round else w[0]), offers, stats, Chasing(found, tuple(cycles))

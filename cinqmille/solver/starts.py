@@ -61,6 +61,13 @@ def extended(result: "SolveResult", pending: tuple[int, ...], progress: Progress
         w, _, stats = solve_game(result.rules, kernel=result.kernel, pending=pending,
                                  base=(result.tables, result.offers), progress=progress)
         ext = Extended(pending, w if w.ndim == 3 else w[None], (), stats.residual)
+    elif result.rounds is not None:  # a last round or take-over offers: the whole table again, with the starts
+        from .n_player import chase_note
+        from .rounds import solve_rounds
+
+        values, _, n_stats, chasing = solve_rounds(result.rules, result.players, kernel=result.kernel,
+                                                   pending=pending, progress=progress)
+        ext = Extended(pending, values, chase_note(chasing, n_stats.residual), n_stats.residual)
     else:
         from .n_player import chase_note, solve_players
 
@@ -93,7 +100,8 @@ def chances(result: "SolveResult", starts: Sequence[Sequence[int]]) -> np.ndarra
     if result.players == 2:
         mover = ext.values[0, index[:, 0], index[:, 1]][:, None]  # kind 0: seat 0 to move, counters at 0
     else:
-        mover = ext.values[tuple(index.T)]
+        table = ext.values if ext.values.ndim == result.players + 1 else ext.values[0]  # seat 0 moves first
+        mover = table[tuple(index.T)]
     return every_seat(mover)
 
 
