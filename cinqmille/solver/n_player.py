@@ -42,10 +42,59 @@ by the mixed choice that leaves each chasing player indifferent (`settle`;
 averaged where that fails), and the solve says so (``exact = False``, the
 cycles, the bank probabilities and the residual in the assumptions: `chase_note`). Two players are the case ``n = 2`` of the same
 equations (``P V = 1 - W``), whose driver (`two_player`) adds the last round,
-take-over offers and the scoreless-turn counters.
+take-over offers and the scoreless-turn counters; for three players and more
+the last round and take-over offers are below.
 
-What three players do not have yet: the last round and take-over offers are
-solved as if off, and the history rules as for two players (`relaxations`).
+Last round and take-over
+========================
+Both are solved exactly for every table size (`rounds`, with the same kernel
+and level solver; at ``n = 2`` its tables are the two-player driver's to
+1e-15, a test). Under ``last_round`` the seat of the mover matters (seat 0
+opens each round): the turn starts are ``V(k, s)``, a bust or a bank hands the
+dice to seat ``k + 1 mod n``, so a bust cycle is still ``n`` rows of one level.
+A bank of seat ``k < n - 1`` that reaches the goal (exactly, under ``exact``)
+with ``new`` points, ``t`` turn points and ``m`` dice in hand starts the last
+round: the seats ``k + 1 .. n - 1`` play one last turn each, in order. For the
+seat ``j`` to play, against the target ``T`` (the leader's score under
+``reach``, the goal under ``exact``) with the scores ``b_j, .., b_{n-1}`` of
+the seats still to play, ``F_j(T, b, offer)`` is the vector of their chances
+(the leader has the rest):
+
+.. math::
+
+    F_{n-1}(T, b) &= Q(b_{n-1}, T, \mathrm{offer}) \quad (\text{the two-player last turn, `LastTurn`})\\
+    F_j(T, b) &= \text{the turn of seat } j \text{ with bust vector } (0, F_{j+1}(T, b_{>j}, -)),\
+        \text{a bank of } t' \text{ with } m' \text{ dice that takes the victory}\\
+        &\quad \text{worth } (1 - \textstyle\sum F_{j+1}, F_{j+1}(T', b_{>j}, (t', m'))),\
+        T' = b_j + t' \ (\text{reach}),\ \text{the goal (exact)}
+
+A bank takes the victory when it passes ``T`` (reach; an equal score does not)
+or reaches the goal exactly (exact); a fault there counts as a bust; no other
+bank is made in a last turn (it is worth nothing to the banker: rolling on is
+never worth less). An instant win is the mover's; the trigger's bank is worth
+``(1 - sum F_{k+1}, F_{k+1}, 0, ..)`` in his order. Under ``reach`` the trigger
+and every middle seat may roll on past the target; their rows are followed
+until the targets are alike (``LastTurn.reach_extension``, the chance of a
+last turn no longer depending on the target to 1e-15): targets past
+``goal + extension`` are moved back by whole periods (the taken points with
+them), so that the banks past a row's cap depend on the parity only, and the
+kernel's terminal states carry every seat (`compiled.terminal_rows`).
+
+``take_over``: a bank of ``t`` points with ``m`` dice that leaves the banker
+below the goal passes the dice to the next turn start ``s'``; if its mover has
+opened (and, under ``exact``, ``t`` does not take him past the goal), it is
+worth ``O(s', t, m)``: the next mover's turn start, or the vector of rolling
+from ``(t, m)`` (he must roll before he banks) when that is better for him by
+more than ``TIE`` (on a tie he starts afresh). The same offer is made in the
+last round (the victory bank of the previous player, taken over with his
+points). The roll from ``(t, m)`` of a row is its own turn shifted by ``t``
+(`rounds.taken_rolls`: one kernel pass of a row of score ``a + t``, cap
+``cap - t``, its bank at the taken state not allowed), so every seat's value
+follows the mover's choices as in the turn itself. ``O`` of a level is
+recorded when the level is solved, before any smaller sum needs it.
+
+What the n-player solver does not have: the history rules and the
+scoreless-turn counters are solved as for two players (`relaxations`).
 """
 
 from __future__ import annotations
