@@ -97,6 +97,7 @@ class Settled:
     pure_gap: float  # largest difference (any seat) between a pure pass with the tie rule and the settled values
     solutions: int  # settlements found (the one with the fewest mixing rows, then the smallest q, is taken)
     why: str = ""  # why a cycle was left to averaging
+    kinks: int = 0  # the most kinks of one row's value in the chase's range (each a pure piece more to try)
 
 
 Kink = tuple[float, np.ndarray, float, np.ndarray, float]  # (l*, A^b, B^b, A^r, B^r): the pieces below and above
@@ -295,7 +296,8 @@ def settle_cycle(kernel: TurnKernel, level: "LevelTurns", rows: np.ndarray, valu
     distinct = len({np.round(s[4], 10).tobytes() for s in solutions})
     pure_gap = float(np.abs(best_a + best_b[:, None] * bust - vals).max())
     return Settled(rows, "mixed", rows[np.array(mix, dtype=np.int64)], np.asarray(q, dtype=float),
-                   tuple(_pivots(cycle, i, kink) for i, kink in zip(mix, at)), residual, pure_gap, distinct), vals
+                   tuple(_pivots(cycle, i, kink) for i, kink in zip(mix, at)), residual, pure_gap, distinct,
+                   kinks=max(len(k) for k in kinks.values())), vals
 
 
 def _pivots(cycle: _Cycle, i: int, kink: Kink) -> tuple[tuple[int, int], ...]:
