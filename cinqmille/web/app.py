@@ -281,11 +281,8 @@ def _seat_of(state: "SheetState") -> tuple[tuple[int, ...], int, int | None, tup
     rules, n, mover = state.rules, len(state.scores), state.to_move
     assert mover is not None
     lr = state.last_round
-    if lr is not None and n != 2:
-        raise ApiError(400, "advice in a last round is for two players (the last round is not yet solved for "
-                            "three or more)")
     offer = None
-    if state.offer is not None and rules.take_over and n == 2 and rules.banking.opened(state.scores[mover]):
+    if state.offer is not None and rules.take_over and rules.banking.opened(state.scores[mover]):
         offer = (state.offer.points, state.offer.dice)
     pos = Position.at_table(rules, state.scores, mover, tuple(p.zero_turns for p in state.players),
                             target=None if lr is None else lr.target, offer=offer)
