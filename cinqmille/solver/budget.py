@@ -128,9 +128,11 @@ def _rounds_estimate(rules: Rules, players: int, grid: ScoreGrid, caps: np.ndarr
     if rules.take_over:
         states += kinds * s ** (players - 1) * int(((caps + ext + 1) ** 2).sum()) // 2 * d  # shifted rows
         memory += kinds * g ** players * g * d * k * 8  # the offers' table
-    tpad = int(caps.max()) + ext + _PAD
-    level = kinds * widest * tpad * d * players * 8
-    return Estimate(states, memory + _LEVEL_ARRAYS * level + _PROCESS)
+    # a level's bank values are laid out (its rows, the cap's layers and a period, every seat), and the shifted
+    # rows' full tables are kept a chunk at a time (`rounds.CHUNK` rows of the kernel's padded layers)
+    level = kinds * widest * (int(caps.max()) + ext + 3) * d * players * 8
+    shifted = 1024 * (int(caps.max()) + ext + _PAD) * d * players * 8 if rules.take_over else 0
+    return Estimate(states, memory + _LEVEL_ARRAYS * level + 2 * shifted + _PROCESS)
 
 
 def check_budget(rules: Rules, objective: str = "win", limits: Limits | None = None, players: int = 2) -> Estimate:
