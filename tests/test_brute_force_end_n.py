@@ -140,3 +140,38 @@ def test_the_command_line_advises_a_later_seat(session_cache: object, tmp_path: 
     bad = runner.invoke(main, ["advise", "--rules", str(path), "--me", "100", "--opp", "150,100",
                                "--seat", "fifth"])
     assert bad.exit_code != 0 and "Traceback" not in bad.output and len(bad.output.strip().splitlines()) == 1
+
+
+def test_the_engine_bots_read_the_solves_offers_and_last_turns(session_cache: object) -> None:
+    """The engine's optimal bot at a table of the solve's size answers a take-over offer as the solve recorded it,
+    and plays a middle seat's last turn from the solve's own rows (not the two-player table)."""
+    from cinqmille.engine.state import GameView, LastRound, PlayerState, TakeOverOffer
+    from cinqmille.policies.optimal import OptimalPolicy
+
+    rules, result = solved("3-exact-300-last-round-take-over")
+    bot = OptimalPolicy(rules)
+    bot._results[3] = result  # the solve of this test, not the cache's
+    players = (PlayerState(200, True), PlayerState(150, True), PlayerState(100, True))
+    view = GameView(rules, 1, players, 0, rules.dice, None, False, False, False, False, None, 5)
+    for points, dice in ((100, 3), (150, 3), (200, 2)):
+        stored = result.offers[(1, 3, 2, 4) + (points // 50, dice - 1)]
+        fresh = result.tables[(1, 3, 2, 4)]
+        assert bot.should_take_over(view, TakeOverOffer(0, points, dice)) == bool(stored[0] > fresh[0] + 1e-12)
+    # seat 1's last turn after seat 0 reached 300: the solve's row, whose chance is `after_goal`'s
+    players = (PlayerState(300, True), PlayerState(150, True), PlayerState(100, True))
+    view = GameView(rules, 1, players, 0, rules.dice, None, False, False, False, False, LastRound(0, 0, 300, 2), 7)
+    block, r = bot.spot(view)
+    assert result.rounds is not None
+    want = result.rounds.after_goal(1, np.array([6]), np.array([[3, 2]]))[0, 0]
+    assert float(block.value(np.array([r]), np.array([0]), np.array([rules.dice]))[0]) == pytest.approx(want, abs=1e-12)
+
+
+def test_head_starts_with_take_over_at_three_players() -> None:
+    """Head starts below the opening with take-over offers at three players: the seats' chances add up to 1 and an
+    offer to an opened player beside a head start is answered from finite offers."""
+    rules = rules_from_dict({"goal": 400, "opening": 150, "end": "exact", "last_round": True, "take_over": True,
+                             "start": [0, 50, 100]}, "tiny-start")
+    result = compute(rules, players=3)
+    assert abs(sum(result.win) - 1.0) <= 1e-12 and all(0.0 < x < 1.0 for x in result.win)
+    advice = advise(result, Position(200, 50, seat=1, others=(50, 100), offer=(150, 2)))
+    assert all(np.isfinite(o.win) and 0.0 <= o.win <= 1.0 for o in advice.options)

@@ -102,7 +102,8 @@ class OptimalPolicy:
         self._given = seats
         self.narrate = narrate
         self._announced: dict[int, tuple[int, int]] = {}  # seat -> (turn number, turn points) of an announcement
-        self._results: dict[int, SolveResult] = {}
+        self._results: dict[int, SolveResult] = {}  # the solves read under a last round or take-over offers
+        self._sizes: dict[int, int] = {}
 
     def __repr__(self) -> str:
         return self.name
@@ -134,12 +135,18 @@ class OptimalPolicy:
         table's `spot`: its one reading of a position)."""
         position = view_position(view, offer)
         n = len(view.players)
+        if n > 2 and self._given is None and rounds_solved(self.rules) and self._size(n) == n:
+            return self._solved(n).spot(position)  # a last round or offers: the solve's own rows
         seats = self.seats(n) if n > 2 else None
-        if seats is not None and seats.players == n and rounds_solved(self.rules):  # the solve's own rows
-            return self._solved(n).spot(position)
         if position.target is not None:  # a last turn at a larger table: the two-player table's
             seats = None
         return (seats or self.table).spot(position)
+
+    def _size(self, players: int) -> int:
+        """The exact table a game of `players` reads (`api.table_players`), kept."""
+        if players not in self._sizes:
+            self._sizes[players] = table_players(self.rules, players)
+        return self._sizes[players]
 
     def _solved(self, players: int) -> SolveResult:
         """The solved `players` table (under a last round or take-over offers its rows are read from it), kept."""
