@@ -175,3 +175,22 @@ def test_head_starts_with_take_over_at_three_players() -> None:
     assert abs(sum(result.win) - 1.0) <= 1e-12 and all(0.0 < x < 1.0 for x in result.win)
     advice = advise(result, Position(200, 50, seat=1, others=(50, 100), offer=(150, 2)))
     assert all(np.isfinite(o.win) and 0.0 <= o.win <= 1.0 for o in advice.options)
+
+
+def test_the_cache_keeps_the_seat_axis_and_the_offers(session_cache: object) -> None:
+    """A three-player table with a last round and take-over is written to the cache and read back (checked by its
+    sample of rows, recomputed with the solve's banks) with the same seat tables and offers."""
+    from cinqmille.solver import cache
+    from cinqmille.solver.api import load_cached, solve
+
+    rules = rules_from_dict({"goal": 250, "opening": 100, "end": "exact", "last_round": True, "take_over": True},
+                            "tiny-cache-lr")
+    first = solve(rules, players=3)
+    path = cache.cache_path(rules, "win", 3)
+    assert path.exists()
+    again = load_cached(rules, "win", 3)
+    assert again is not None and again.exact and again.seats == 3
+    assert np.array_equal(again.values, first.values, equal_nan=True)
+    assert again.offers is not None and first.offers is not None
+    assert np.array_equal(again.offers, first.offers, equal_nan=True)
+    assert again.sample_problem() is None
