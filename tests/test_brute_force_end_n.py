@@ -45,18 +45,25 @@ def solved(name: str) -> tuple[Rules, SolveResult]:
     return rules, compute(rules, players=players)
 
 
+#: Under `reach` with a last round the brute force folds a last turn's points `far` past the target (its cost
+#: grows as far squared): at 3000 points it is within 1.3e-6 of the game (measured 2026-12-02: 1.25e-6, 10 min),
+#: so that case is checked to that bound, not 1e-10.
+TRUNCATED = {"3-reach-200-last-round-take-over": (3000, 2e-6)}
+
+
 def check(name: str) -> None:
     rules, result = solved(name)
     players = result.players
     assert result.exact and result.residual <= 1e-12, result.assumptions
-    expected = brute_force_end_n(rules, players, far=12000)
+    far, bound = TRUNCATED.get(name, (12000, 1e-10))
+    expected = brute_force_end_n(rules, players, far=far)
     assert len(expected) == (players if rules.last_round else 1) * len(result.grid.scores) ** players
     worst = 0.0
     for (seat, scores), chances in expected.items():
         stored = result.tables[(seat,) + tuple(x // 50 for x in scores)]
         found = np.append(stored, 1.0 - stored.sum())
         worst = max(worst, float(np.abs(found - np.array(chances)).max()))
-    assert worst <= 1e-10, f"{name}: largest difference {worst:.2e}"
+    assert worst <= bound, f"{name}: largest difference {worst:.2e}"
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -69,7 +76,8 @@ def test_every_turn_start_equals_the_brute_force(name: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SLOW))
 def test_every_turn_start_equals_the_brute_force_more(name: str) -> None:
-    """The same at five players, with a last round alone, and under reach with a last round (minutes)."""
+    """The same at five players and with a last round alone (to 1e-10), and under reach with a last round (to the
+    brute force's truncation, `TRUNCATED`) (minutes)."""
     check(name)
 
 
