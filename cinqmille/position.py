@@ -78,7 +78,8 @@ class Position:
         me = int(scores[mover])
         target = None if target is None else int(target)
         if n > 2:
-            return cls(me, others[0], turn, dice, offer=offer, target=target, others=others)
+            return cls(me, others[0], turn, dice, seat=mover if rules.last_round else 0, offer=offer, target=target,
+                       others=others)
         scoreless = (0, 0)
         if rules.zero_turns is not None and zero_turns:
             scoreless = (int(zero_turns[mover]), int(zero_turns[(mover + 1) % n]))
@@ -100,14 +101,19 @@ class Position:
         if self.others is not None:
             if not 2 <= len(self.others) <= 7 or self.others[0] != self.opp:
                 raise PositionError(f"`opp`: a table of 3 to 8 players has 2 to 7 opponents, got {len(self.others)}")
-            for score in self.others:
+            if not 0 <= self.seat <= len(self.others):
+                raise PositionError(f"seat must be 0 (first in each round) to {len(self.others)}, got {self.seat}",
+                                    field="seat")
+            if self.target is not None and self.seat == 0:
+                raise PositionError("`target`: the player who opens each round plays no last turn (the round ends "
+                                    "with the last seat)")
+            # in a last turn the seats after the mover still play (their scores count); the others have played
+            playing = self.others if self.target is None else self.others[: len(self.others) - self.seat]
+            for score in playing:
                 check_score(rules, score, "opp")
-            for name, given in (("target", self.target), ("offer", self.offer)):
-                if given is not None:
-                    raise PositionError(f"`{name}` is for two players (the last round and take-overs are not yet "
-                                        f"solved for three)")
         if self.target is None:
-            check_score(rules, self.opp, "opp")
+            if self.others is None:
+                check_score(rules, self.opp, "opp")
         else:
             bank = rules.banking
             if not bank.end.last_round:
@@ -136,7 +142,7 @@ class Position:
         if self.dice is not None and not 1 <= self.dice <= rules.dice:
             raise PositionError(f"dice in hand must be between 1 and {rules.dice} under '{rules.name}', got {self.dice}",
                                 field="dice")
-        if self.seat not in (0, 1):
+        if self.seat not in (0, 1) and self.others is None:
             raise PositionError(f"seat must be 0 (first in each round) or 1 (second), got {self.seat}", field="seat")
         if any(self.scoreless):
             zero = rules.zero_turns

@@ -154,3 +154,33 @@ def test_rulesets_without_chasing_cycles_never_reach_the_settlement(name: str, p
     monkeypatch.setattr(level_mod, "settle_cycle", refuse)
     _, stats, chasing = solve_players(rules_of(name), players)
     assert not len(chasing) and stats.residual < 1e-12
+
+
+def test_a_row_with_two_kinks_in_the_chase_is_settled() -> None:
+    """A cycle where one row's value has two kinks in the chase's range (four players, goal 1250, opening 150:
+    0/150/150/200, the goal-2000 cycle 900/900/950/1350 shifted) is settled by a mixed choice, not averaged."""
+    from pathlib import Path
+
+    data = np.load(Path(__file__).parent / "data" / "two_kinks_cycle.npz", allow_pickle=False)
+    rules = rules_from_dict({"goal": 1250, "opening": 150})
+    rows = data["rows"]
+    turns = LevelTurns(rows[:, 0], data["caps"], BankTable(data["bank_a"], data["bank_b"]), data["succ"],
+                       np.zeros((len(rows), PLAYERS - 1)), data["guess"].copy())
+    solved = solve_level(TurnKernel(rules), turns, 1e-12)
+    assert [s.rule for s in solved.settled] == ["mixed"], [s.why for s in solved.settled]
+    record = solved.settled[0]
+    assert record.kinks == 2 and len(record.mixing) == 2 and record.solutions == 1
+    assert record.residual <= 1e-12 and solved.residual <= 1e-12
+    # each mixing mover's bust value sits at a kink of his value: both of his pure policies give him the same
+    for i, q, pivots in zip(record.mixing, record.q, record.pivots):
+        assert 0.0 < q < 1.0 and pivots
+        bust = pass_dice(solved.values[data["succ"][i]])[0]
+        kernel = TurnKernel(rules)
+        one = np.array([i])
+        table = BankTable(turns.bank.a[one], turns.bank.b[one])
+        below = kernel.run(turns.a[one], turns.caps[one], table, np.array([bust - 1e-7]))
+        above = kernel.run(turns.a[one], turns.caps[one], table, np.array([bust + 1e-7]))
+        assert not np.array_equal(below[1], above[1])  # the policy flips there
+        mover = solved.values[i, 0]
+        for a_, b_, _, _ in (below, above):
+            assert abs(a_[0, 0] + b_[0] * bust - mover) <= 1e-11

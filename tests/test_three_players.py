@@ -93,9 +93,13 @@ def test_solve_players_3_in_the_cli(tmp_path: Path, session_cache: Path) -> None
 
 
 def test_rules_not_yet_solved_for_three_are_stated() -> None:
-    """A last round or take-over with three players is solved as if off, and the result says so."""
-    result = compute(rules_from_dict({"goal": 300, "opening": 100, "last_round": True}), players=3)
-    assert not result.exact and any("last_round" in a for a in result.assumptions)
+    """The scoreless-turn counters with three players are solved as if off, and the result says so; a last round
+    is solved (tests/test_brute_force_end_n.py)."""
+    result = compute(rules_from_dict({"goal": 300, "opening": 100, "zero_turns": {"count": 3, "to": "zero"}}),
+                     players=3)
+    assert not result.exact and any(a.startswith("zero_turns") for a in result.assumptions)
+    solved = compute(rules_from_dict({"goal": 300, "opening": 100, "end": "exact", "last_round": True}), players=3)
+    assert solved.exact and not any("last_round" in a for a in solved.assumptions)
 
 
 def test_every_turn_state_of_the_policy_agrees_with_the_brute_force() -> None:

@@ -436,7 +436,7 @@ TAKE = {"toml": 'name = "aa"\ngoal = 1000\nopening = 300\ntake_over = true\n'}
 
 
 @pytest.mark.parametrize("body, field, fragment", [
-    ({"me": 300, "opp": [300, 300], "offer": {"points": 300, "dice": 2}}, "offer", "'offer' is for two players"),
+    ({"me": 300, "opp": [300, 300], "offer": {"points": 300, "dice": 6}}, "offer", "between 1 and 5"),
     ({"me": 300, "opp": 300, "dice": 0}, "dice", "between 1 and 5"),
     ({"me": 300, "opp": 300, "dice": 0, "roll": "11"}, "dice", "'dice' says 0"),
     ({"me": 300, "opp": 300, "turn": 25, "dice": 2}, "turn", "multiple of 50"),

@@ -26,6 +26,10 @@ def load_win_table(rules: Rules, players: int = 2) -> SolveResult:
     return result
 
 
+#: The seats of `--seat`, in playing order (the first opens each round).
+SEATS = ("first", "second", "third", "fourth", "fifth")
+
+
 @click.command("advise")
 @click.argument("roll_faces", nargs=-1, metavar="[FACES]...")
 @rules_option
@@ -37,12 +41,14 @@ def load_win_table(rules: Rules, players: int = 2) -> SolveResult:
 @click.option("--turn", "turn", metavar="POINTS", help="Turn points set aside (before --roll). Default 0.")
 @click.option("--dice", "dice", metavar="N", help="Dice in hand (bank or roll?).")
 @click.option("--roll", "roll", metavar="FACES", help="The dice just rolled, e.g. 1,5,3,3,2 or 15332 (which to keep?).")
-@click.option("--seat", "seat", type=click.Choice(["first", "second"]), default="first", show_default=True,
-              help="Last round rules: do you open each round (first) or play second?")
+@click.option("--seat", "seat", type=click.Choice(list(SEATS)), default="first", show_default=True,
+              help="Last round rules: do you open each round (first) or play second (third, ... at a larger "
+                   "table)?")
 @click.option("--offer", "offer", metavar="POINTS/DICE",
               help="Take-over rules: the opponent just banked POINTS with DICE in hand; take it over?")
 @click.option("--target", "target", metavar="POINTS",
-              help="Last round: the opponent finished on POINTS (at or past the goal); this is your last turn.")
+              help="Last round: the best score (the opponent finished on POINTS, at or past the goal); this is "
+                   "your last turn (at a larger table the players after you, in --opp, still play theirs).")
 @click.option("--scoreless", "scoreless", metavar="MINE[,HIS]",
               help="zero_turns rules: your scoreless turns in a row (and the next player's). Default 0,0.")
 @click.option("--verbose", is_flag=True, help="Say the solver's assumptions technically (as --json gives them).")
@@ -70,7 +76,7 @@ def command(roll_faces: tuple[str, ...], rules_spec: str, me: str | None, opp: s
     opps = tuple(whole(x, "--opp") for x in (opp or "0").split(","))
     pos = Position(maybe_whole(me, "--me") or 0, opps[0],
                    maybe_whole(turn, "--turn") or 0, maybe_whole(dice, "--dice", None),
-                   seat=0 if seat == "first" else 1, offer=offered, target=maybe_whole(target, "--target", None),
+                   seat=SEATS.index(seat), offer=offered, target=maybe_whole(target, "--target", None),
                    others=opps if len(opps) > 1 else None, scoreless=_counters(scoreless))
     if roll_faces and roll is not None:
         raise PositionError("give the roll once: as arguments (1 1 5 2 3) or with --roll 11523, not both")

@@ -173,13 +173,13 @@ class SheetState:
 
     def position(self, turn: int = 0, dice: int | None = None) -> Position:
         """The question of the player to move (`Position.at_table`, the one reading of a table's state), with
-        `turn` points set aside and `dice` in hand; the take-over offer (two players, an opened mover) only
+        `turn` points set aside and `dice` in hand; the take-over offer (an opened mover) only
         before the turn has begun. Not validated."""
-        rules, n, mover = self.rules, len(self.scores), self.to_move
+        rules, mover = self.rules, self.to_move
         if mover is None:
             raise SheetError("the game is over: there is no player to move")
         offer = None
-        if self.offer is not None and rules.take_over and n == 2 and rules.banking.opened(self.scores[mover]) \
+        if self.offer is not None and rules.take_over and rules.banking.opened(self.scores[mover]) \
                 and not turn and dice is None:
             offer = (self.offer.points, self.offer.dice)
         lr = self.last_round

@@ -20,13 +20,14 @@ the most players up to N that is cached or fits the solver's budget
 (`api.table_players`: four at small goals, three under `standard`), against
 the opponents who threaten most when N is larger (`n_player.leading`: the
 highest scores, on a tie the one who plays sooner, kept in their playing
-order), the reduction that `advise --opp` uses. What the n-player solve does
-not have is read as it solves it: take-over offers are declined (the rule
-solved as if off), and in a last round each remaining player plays his last
-turn from the two-player table (the best chance to pass the score to beat,
-exact for the last player to move). Where no table of three or more fits,
-the two-player table is played against the leading opponent, and a warning
-says so once.
+order), the reduction that `advise --opp` uses. Under a last round or
+take-over offers, a game whose size is the solved table's reads the solve
+itself (`SolveResult.spot`, the advice's rows: the seat's own turns, the
+offers, every last turn), kept once loaded; a larger game reads as before:
+offers declined, and each last turn from the two-player table (the best
+chance to pass the score to beat, exact for the last player to move). Where
+no table of three or more fits, the two-player table is played against the
+leading opponent, and a warning says so once.
 
 Rules outside the solved state (crosses, ties, struck scores) are played by
 reading the table at the current banked scores: the solver's stated
@@ -47,10 +48,11 @@ from ..errors import CinqmilleError
 from ..position import Position
 from ..rules import Rules
 from ..rules.end import UNIT
-from ..solver.api import table_players
+from ..solver.api import solve, table_players
 from ..solver.choice import block_graph
 from ..solver.policy import PolicyTable
 from ..solver.locate import locate
+from ..solver.rounds import rounds_solved
 from ..solver.rows import TurnRows, roll_keep, same_keep
 from ..solver.result import SolveResult
 from ..words import table_words, threat_words
@@ -103,6 +105,8 @@ class OptimalPolicy:
         self._given = seats
         self.narrate = narrate
         self._announced: dict[int, tuple[int, int]] = {}  # seat -> (turn number, turn points) of an announcement
+        self._results: dict[int, SolveResult] = {}  # the solves read under a last round or take-over offers
+        self._sizes: dict[int, int] = {}
 
     def __repr__(self) -> str:
         return self.name
@@ -133,8 +137,24 @@ class OptimalPolicy:
         """(block, row) of the table where the referee's question in `view` is read (`view_position`, then the
         `locate`: the one reading of a position)."""
         position = view_position(view, offer)
-        seats = self.seats(len(view.players)) if len(view.players) > 2 and position.target is None else None
-        return locate(seats or self.table, position)
+        n = len(view.players)
+        if n > 2 and self._given is None and rounds_solved(self.rules) and self._size(n) == n:
+            return self._solved(n).spot(position)  # a last round or offers: the solve's own rows
+        seats = self.seats(n) if n > 2 and position.target is None else None  # a last turn at a larger table:
+        return locate(seats or self.table, position)  # the two-player table's
+
+    def _size(self, players: int) -> int:
+        """The exact table a game of `players` reads (`api.table_players`), kept."""
+        if players not in self._sizes:
+            self._sizes[players] = table_players(self.rules, players)
+        return self._sizes[players]
+
+    def _solved(self, players: int) -> SolveResult:
+        """The solved `players` table (under a last round or take-over offers its rows are read from it), kept."""
+        found = self._results.get(players)
+        if found is None:
+            found = self._results[players] = solve(self.rules, "win", players=players)
+        return found
 
     def _said(self, question: str, view: GameView, answer: _Answer, detail: Any = None) -> _Answer:
         if self.narrate is not None:

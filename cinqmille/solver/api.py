@@ -18,6 +18,7 @@ from .budget import Limits, TooLarge, check_budget
 from .grid import ScoreGrid
 from .kernel import TurnKernel
 from .n_player import MAX_PLAYERS, chase_note, relaxations_n, solve_players
+from .rounds import rounds_solved, solve_rounds
 from .objectives import EXPECTED_SPAN, average_counters, average_turn, expected_turn, race_turns
 from .result import Objective, SolveResult
 from .turns import table_kinds
@@ -45,7 +46,10 @@ def compute(rules: Rules, objective: Objective = "win", progress: Progress | Non
     relaxed = relaxations(rules) + (relaxations_n(rules, players) if players > 2 else ())
     offers = None
     if objective == "win" and players > 2:
-        values, stats, chasing = solve_players(rules, players, tol=tol, progress=progress)
+        if rounds_solved(rules):
+            values, offers, stats, chasing = solve_rounds(rules, players, tol=tol, progress=progress)
+        else:
+            values, stats, chasing = solve_players(rules, players, tol=tol, progress=progress)
         residual, states = stats.residual, stats.states
         extra: dict[str, Any] = {"levels": stats.levels, "passes": stats.passes, "chasing_rows": int(len(chasing))}
         relaxed = relaxed + chase_note(chasing, residual)
@@ -146,17 +150,23 @@ def result_spec(rules: Rules, objective: str, players: int = 2) -> cache.TableSp
 
         possible = np.zeros((g,) * players, dtype=bool)
         possible[cells] = True
+        kinds = players if rules.last_round else 1  # a seat axis under last_round (`rounds`)
+        lead = (kinds,) if rules.last_round else ()
 
         def seats_ok(arrays: Mapping[str, np.ndarray]) -> str | None:
-            w = arrays["values"][cells]
+            every = arrays["values"].reshape((kinds,) + (g,) * players + (players - 1,))
+            w = every[(slice(None),) + cells]
             if not np.isfinite(w).all() or (w.sum(axis=-1) > 1.0 + 1e-9).any():
                 return "array 'values' is not a table of seat chances at every possible score"
-            if not np.isnan(arrays["values"][~possible]).all():
+            if not np.isnan(every[:, ~possible]).all():
                 return "array 'values' holds chances at scores that cannot occur"
             return in_range(arrays)
 
-        return cache.TableSpec.of(rules, "solve", objective, players,
-                                  {"values": ((g,) * players + (players - 1,), "float64")}, seats_ok)
+        shapes: dict[str, tuple[tuple[int, ...] | None, str]] = {
+            "values": (lead + (g,) * players + (players - 1,), "float64")}
+        if rules.take_over:
+            shapes["offers"] = ((kinds,) + (g,) * players + (g, d, players - 1), "float64")
+        return cache.TableSpec.of(rules, "solve", objective, players, shapes, seats_ok)
     seats = table_kinds(rules)
     shape = (seats, g, g) if seats > 1 else (g, g)
     arrays: dict[str, tuple[tuple[int, ...] | None, str]] = {"values": (shape, "float64")}

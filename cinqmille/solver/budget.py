@@ -96,6 +96,8 @@ def estimate(rules: Rules, objective: str = "win", players: int = 2) -> Estimate
         for _ in range(players - 1):
             per_sum = np.convolve(per_sum, possible)
         level = int(per_sum.max()) * (int(caps.max()) + 2) * d * players * 8
+        if rules.last_round or rules.take_over:
+            return _rounds_estimate(rules, players, grid, caps, int(per_sum.max()))
         return Estimate(states, tables + _LEVEL_ARRAYS * level + _PROCESS)
     seats = table_kinds(rules)
     ext = SPAN // 2 if rules.last_round and rules.end == "reach" else 0
@@ -105,6 +107,32 @@ def estimate(rules: Rules, objective: str = "win", players: int = 2) -> Estimate
     offers = seats * g * g * g * d * 8 if rules.take_over else 0
     work = seats * s * (int(caps.max()) + ext + _PAD) * d * 8 * _WORK_ARRAYS
     return Estimate(states, tables + offers + work)
+
+
+def _rounds_estimate(rules: Rules, players: int, grid: ScoreGrid, caps: np.ndarray, widest: int) -> Estimate:
+    """States and memory of a solve with a last round or take-over offers at three players or more (`rounds`):
+    every seat's table under a last round, the rows rolled on past the goal until the targets are alike (reach),
+    the middle seats' last turns (one row per target and scores of the seats still to play), and under
+    take-over the offers' table and the rows shifted by every taken turn (`rounds.taken_rolls`)."""
+    d, g, s, k = rules.dice, grid.goal, len(grid.scores), players - 1
+    kinds = players if rules.last_round else 1
+    ext = SPAN // 2 if rules.last_round and rules.end == "reach" else 0  # `LastTurn.reach_extension`, bounded
+    layers = int((caps + ext + 1).sum())  # per score of the mover, the rows' layers (a trigger's rolled on)
+    states = kinds * s ** (players - 1) * layers * d
+    memory = kinds * g ** players * k * 8
+    if rules.last_round:  # the middle seats' last turns: per target, one row per scores of the seats to play
+        targets = ext + 2
+        for later in range(2, players):
+            states += targets * s ** later * (int(caps.max()) + ext + 1) * d
+            memory += targets * s ** later * (later + d * later * rules.take_over) * 8 * 4  # kept (Python dict)
+    if rules.take_over:
+        states += kinds * s ** (players - 1) * int(((caps + ext + 1) ** 2).sum()) // 2 * d  # shifted rows
+        memory += kinds * g ** players * g * d * k * 8  # the offers' table
+    # a level's bank values are laid out (its rows, the cap's layers and a period, every seat), and the shifted
+    # rows' full tables are kept a chunk at a time (`rounds.CHUNK` rows of the kernel's padded layers)
+    level = kinds * widest * (int(caps.max()) + ext + 3) * d * players * 8
+    shifted = 1024 * (int(caps.max()) + ext + _PAD) * d * players * 8 if rules.take_over else 0
+    return Estimate(states, memory + _LEVEL_ARRAYS * level + 2 * shifted + _PROCESS)
 
 
 def check_budget(rules: Rules, objective: str = "win", limits: Limits | None = None, players: int = 2) -> Estimate:

@@ -66,9 +66,11 @@ BANK_LAYERS = 16
 
 # The working arrays of a pass are made here, in NumPy, and handed to the compiled functions: NumPy's
 # allocations compiled inside them would each be compiled anew on a machine's first run (a second apiece).
-def terminal_work(n: int, classes: int) -> tuple[np.ndarray, ...]:
-    """`terminal_rows`' working arrays for `n` states (parity, m) and `classes` roll classes."""
-    return (np.zeros((n + 2, 2, LANES)), np.zeros((n, 2, LANES)), np.zeros((n + 2, LANES)), np.zeros((2, LANES)),
+def terminal_work(n: int, classes: int, cols: int = 2) -> tuple[np.ndarray, ...]:
+    """`terminal_rows`' working arrays for `n` states (parity, m), `classes` roll classes and `cols` columns (the
+    stored seats' A, then B)."""
+    return (np.zeros((n + 2, cols, LANES)), np.zeros((n, cols, LANES)), np.zeros((n + 2, LANES)),
+            np.zeros((cols, LANES)),
             np.zeros(LANES), np.zeros((classes, LANES), dtype=np.int64), np.zeros(LANES, dtype=np.int64),
             np.zeros(classes, dtype=np.int64), np.zeros((n, LANES), dtype=np.bool_), np.zeros(LANES, dtype=np.bool_))
 
@@ -184,32 +186,34 @@ def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, ban
                   prob: np.ndarray, bust: np.ndarray, iterations: int, out_a: np.ndarray, out_b: np.ndarray,
                   out_move: np.ndarray, out_keep: np.ndarray, choosing: np.ndarray,
                   work: tuple[np.ndarray, ...]) -> None:
-    """(A, B) of the states past the cap (reach), ``out_*[row, parity, m - 1]``, the move taken there
-    (``out_move``: 0 bank, 1 roll) and, unless `out_keep` has no rows, the keep taken in each class with a
-    choice (``out_keep[row, parity, i]``: the keep of class ``choosing[i]``, `taken`), for the rows of
-    `blocks` (pairs ``first, end`` of at most LANES rows; row r's bank is that of row ``index[r]``), in the
-    working arrays `work` (`terminal_work`).
+    """(A, B) of the states past the cap (reach), ``out_a[row, parity, m - 1, j]`` (the stored seats' A: one
+    column for the mover alone) and ``out_b[row, parity, m - 1]``, the move taken there (``out_move``: 0 bank,
+    1 roll) and, unless `out_keep` has no rows, the keep taken in each class with a choice
+    (``out_keep[row, parity, i]``: the keep of class ``choosing[i]``, `taken`), for the rows of `blocks` (pairs
+    ``first, end`` of at most LANES rows; row r's bank ``bank_a[index[r], parity, m - 1, j]``,
+    ``bank_b[...]``), in the working arrays `work` (`terminal_work`).
 
     States (parity, m); keep k from parity ``par`` leads to ``term_idx[par, k]``
-    (the parity after its points, or the WIN slot ``period * D``; BUST is the
-    next). Value iteration (every state from the previous iterate) with the
-    keeps chosen at ``L = l0`` and bank when ``bank >= roll``, each row until
-    its A and B changes add up to less than 1e-15 (then it is left as it is),
-    or `iterations`.
+    (the parity after its points, or the WIN slot ``period * D``: `won` to the
+    mover, 0 to the others; BUST is the next). Value iteration (every state
+    from the previous iterate) with the keeps chosen by the mover's value at
+    ``L = l0`` and bank when ``bank >= roll``, each row until its column changes
+    add up to less than 1e-15 (then it is left as it is), or `iterations`.
     """
-    per, d = bank_a.shape[1], bank_a.shape[2]
+    per, d, seats = bank_a.shape[1], bank_a.shape[2], bank_a.shape[3]
     n = per * d
     tab, new, v, roll, best, chosen, pick, alike, take, done = work
+    jb = seats
     for first, end in blocks:
         w = end - first
         tab[:, :, :] = 0.0
         tab[:n + 1, 0, :] = won  # every state (and WIN) starts won; BUST is worth L
-        tab[n + 1, 1, :] = 1.0
+        tab[n + 1, jb, :] = 1.0
         done[:] = False
         for _ in range(iterations):
             for s in range(n + 2):
                 for lane in range(w):
-                    v[s, lane] = tab[s, 0, lane] + tab[s, 1, lane] * l0[first + lane]
+                    v[s, lane] = tab[s, 0, lane] + tab[s, jb, lane] * l0[first + lane]
             for par in range(per):
                 choose(v, term_idx[par], start, 0.0, w, chosen, alike, best, pick)
                 if len(out_keep):
@@ -222,31 +226,38 @@ def terminal_rows(blocks: np.ndarray, index: np.ndarray, bank_a: np.ndarray, ban
                     for lane in range(w):
                         r = index[first + lane]
                         lr = l0[first + lane]
-                        banked = bank_a[r, par, m] + bank_b[r, par, m] * lr >= roll[0, lane] + roll[1, lane] * lr
+                        banked = bank_a[r, par, m, 0] + bank_b[r, par, m] * lr >= roll[0, lane] + roll[jb, lane] * lr
                         if not done[lane]:
                             take[s, lane] = banked
                         if banked:
-                            new[s, 0, lane], new[s, 1, lane] = bank_a[r, par, m], bank_b[r, par, m]
+                            for j in range(seats):
+                                new[s, j, lane] = bank_a[r, par, m, j]
+                            new[s, jb, lane] = bank_b[r, par, m]
                         else:
-                            new[s, 0, lane], new[s, 1, lane] = roll[0, lane], roll[1, lane]
+                            for j in range(seats + 1):
+                                new[s, j, lane] = roll[j, lane]
             settled = True
             for lane in range(w):
                 if done[lane]:
                     continue
-                da = db = 0.0
-                for s in range(n):
-                    ea, eb = abs(new[s, 0, lane] - tab[s, 0, lane]), abs(new[s, 1, lane] - tab[s, 1, lane])
-                    da, db = ea if ea > da else da, eb if eb > db else db
-                    tab[s, 0, lane], tab[s, 1, lane] = new[s, 0, lane], new[s, 1, lane]
-                done[lane] = da + db < 1e-15
+                change = 0.0
+                for j in range(seats + 1):
+                    most = 0.0
+                    for s in range(n):
+                        e = abs(new[s, j, lane] - tab[s, j, lane])
+                        most = e if e > most else most
+                        tab[s, j, lane] = new[s, j, lane]
+                    change += most
+                done[lane] = change < 1e-15
                 settled = settled and done[lane]
             if settled:
                 break
         for lane in range(w):
             for par in range(per):
                 for m in range(d):
-                    out_a[first + lane, par, m] = tab[par * d + m, 0, lane]
-                    out_b[first + lane, par, m] = tab[par * d + m, 1, lane]
+                    for j in range(seats):
+                        out_a[first + lane, par, m, j] = tab[par * d + m, j, lane]
+                    out_b[first + lane, par, m] = tab[par * d + m, jb, lane]
                     out_move[first + lane, par, m] = 0 if take[par * d + m, lane] else 1
 
 
@@ -392,7 +403,9 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
                     else:
                         r = first + lane
                         par = (scores[index[r]] + t) % period
-                        ab[s, 0, lane], ab[s, jb, lane] = term_a[r, par, m], term_b[r, par, m]
+                        for j in range(seats):
+                            ab[s, j, lane] = term_a[r, par, m, j]
+                        ab[s, jb, lane] = term_b[r, par, m]
                     if keep_moves:
                         moves[first + lane, s] = -1 if exact else term_move[first + lane,
                                                                             (scores[index[first + lane]] + t) % period, m]

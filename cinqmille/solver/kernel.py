@@ -405,34 +405,43 @@ class TurnKernel:
         what remains are must-roll full hands and (rule of 50) banks that would
         end in 50. Solved row by row by fixed-point iteration (a contraction: each
         must-roll hand busts or ends with some chance; `compiled.terminal_rows`).
+        A has a last axis of stored seats when `bank`'s A has one (shape (P, period, D, J): the values of a
+        bank past the cap for every seat, the mover's choices made by his own).
         """
         p = len(scores)
         bank_a, bank_b = bank if bank is not None else self.terminal_bank(p)
         if bank is None and (bank_a == self.win_value).all():
             return np.full((p, self.period, self.d), self.win_value), np.zeros((p, self.period, self.d))
-        out = np.empty((2, p, self.period, self.d))
-        self._terminal_rows(blocks_of(p), np.arange(p), self._terminal_args(bank_a, bank_b, l0), out,
+        seats = np.ndim(bank_a) == 4
+        out_a = np.empty((p, self.period, self.d, np.shape(bank_a)[3] if seats else 1))
+        out_b = np.empty((p, self.period, self.d))
+        self._terminal_rows(blocks_of(p), np.arange(p), self._terminal_args(bank_a, bank_b, l0), (out_a, out_b),
                             np.empty((p, self.period, self.d), dtype=np.int8), np.empty((0, 1, 1), dtype=np.int8),
                             iterations)
-        return out[0], out[1]
+        return (out_a if seats else out_a[..., 0]), out_b
 
     @staticmethod
     def _terminal_args(bank_a: np.ndarray, bank_b: np.ndarray,
                        l0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The terminal pass's bank (A, B) and bust values, as the compiled code takes them."""
-        return _plain(bank_a, float), _plain(bank_b, float), _plain(l0, float)
+        """The terminal pass's bank (A with a seat axis, B) and bust values, as the compiled code takes them."""
+        a = np.asarray(bank_a)
+        return _plain(a if a.ndim == 4 else a[..., None], float), _plain(bank_b, float), _plain(l0, float)
 
     def _terminal_rows(self, blocks: np.ndarray, index: np.ndarray, args: tuple[np.ndarray, np.ndarray, np.ndarray],
-                       out: np.ndarray, out_move: np.ndarray, out_keep: np.ndarray, iterations: int = 400) -> None:
+                       out: tuple[np.ndarray, np.ndarray], out_move: np.ndarray, out_keep: np.ndarray,
+                       iterations: int = 400) -> None:
         """`terminal`'s values of the rows of `blocks` (`blocks_of`; row r's bank at ``index[r]``) into
-        ``out[0]`` (A) and ``out[1]`` (B), the move taken at each state into `out_move` (0 bank, 1 roll) and,
-        unless it has no rows, the keep taken in each class with a choice into `out_keep` (P, period, Cc)."""
+        ``out[0]`` (A, a seat axis last) and ``out[1]`` (B), the move taken at each state into `out_move` (0
+        bank, 1 roll) and, unless it has no rows, the keep taken in each class with a choice into `out_keep`
+        (P, period, Cc)."""
         from . import compiled
 
         c = self.graph.columns
+        cols = args[0].shape[3] + 1
         compiled.terminal_rows(blocks, _plain(index, np.int64), *args, float(self.win_value), self.term_idx, c.start,
                                c.ptr, c.cls, c.prob, c.bust, iterations, out[0], out[1], out_move, out_keep,
-                               self.graph.choosing, compiled.terminal_work(self.period * self.d, len(c.start) - 1))
+                               self.graph.choosing,
+                               compiled.terminal_work(self.period * self.d, len(c.start) - 1, cols))
 
     @overload
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable | StartBanks, l0: np.ndarray,
@@ -516,24 +525,29 @@ class TurnKernel:
         terminal = None
         term_keep = np.zeros((1, 1, 1), dtype=np.int8)
         if self.exact:
-            term = np.zeros((2, 1, 1, 1))
+            term_a, term_b = np.zeros((1, 1, 1, j)), np.zeros((1, 1, 1))
             term_move = np.zeros((1, 1, 1), dtype=np.int8)
         else:
-            term = np.empty((2, p, self.period, d))
+            term_a, term_b = np.empty((p, self.period, d, j)), np.empty((p, self.period, d))
             term_move = np.zeros((p, self.period, d), dtype=np.int8)  # every bank wins: bank
             if moves is not None:  # every state worth a win: `choose` takes the last keep of each class
                 term_keep = np.empty((p, self.period, len(self.graph.choosing)), dtype=np.int8)
                 term_keep[:] = (np.diff(np.append(self.graph.class_start, len(self.graph.keep_units)))
                                 [self.graph.choosing] - 1).astype(np.int8)
             if term_bank is None and self._all_win_past_cap:
-                term[0], term[1] = self.win_value, 0.0
+                term_a[...], term_b[...] = 0.0, 0.0
+                term_a[..., 0] = self.win_value
             else:
                 ta, tb = term_bank if term_bank is not None else self.terminal_bank(len(scores))
+                if np.ndim(ta) == 4 and np.shape(ta)[3] != j:
+                    raise ValueError(f"term_bank has {np.shape(ta)[3]} seats, the banks {j}")
+                if np.ndim(ta) == 3 and j > 1:  # the mover's value alone: the others' are 0 past the cap
+                    ta = np.concatenate([np.asarray(ta)[..., None], np.zeros(np.shape(ta) + (j - 1,))], axis=-1)
                 terminal = self._terminal_args(ta, tb, l0)
         g, c = self.graph, self.graph.columns
         pr = self.prediction
-        args = (index, table, begin, _plain(scores, np.int64), caps, *banks, l0, term[0],
-                term[1], term_move, taken, keeps, told_keeps, term_keep, self.graph.choosing,
+        args = (index, table, begin, _plain(scores, np.int64), caps, *banks, l0, term_a,
+                term_b, term_move, taken, keeps, told_keeps, term_keep, self.graph.choosing,
                 np.zeros(0, dtype=np.int64) if pr is None else pr.choosing, tpad, self.exact, self.period,
                 TIE if seats else 0.0,  # "Ties"
                 float(self.win_value), self._base, g.keep_win, c.start, c.ptr, c.cls, c.prob, c.bust, self._announce,
@@ -545,7 +559,7 @@ class TurnKernel:
 
         def rows_pass(blocks: np.ndarray) -> None:
             if terminal is not None:
-                self._terminal_rows(blocks, index, terminal, term, term_move,
+                self._terminal_rows(blocks, index, terminal, (term_a, term_b), term_move,
                                     term_keep if moves is not None else np.empty((0, 1, 1), dtype=np.int8))
             compiled.turn_rows(blocks, *args, compiled.turn_work(*shape))
 

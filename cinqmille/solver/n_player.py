@@ -42,10 +42,59 @@ by the mixed choice that leaves each chasing player indifferent (`settle`;
 averaged where that fails), and the solve says so (``exact = False``, the
 cycles, the bank probabilities and the residual in the assumptions: `chase_note`). Two players are the case ``n = 2`` of the same
 equations (``P V = 1 - W``), whose driver (`two_player`) adds the last round,
-take-over offers and the scoreless-turn counters.
+take-over offers and the scoreless-turn counters; for three players and more
+the last round and take-over offers are below.
 
-What three players do not have yet: the last round and take-over offers are
-solved as if off, and the history rules as for two players (`relaxations`).
+Last round and take-over
+========================
+Both are solved exactly for every table size (`rounds`, with the same kernel
+and level solver; at ``n = 2`` its tables are the two-player driver's to
+1e-15, a test). Under ``last_round`` the seat of the mover matters (seat 0
+opens each round): the turn starts are ``V(k, s)``, a bust or a bank hands the
+dice to seat ``k + 1 mod n``, so a bust cycle is still ``n`` rows of one level.
+A bank of seat ``k < n - 1`` that reaches the goal (exactly, under ``exact``)
+with ``new`` points, ``t`` turn points and ``m`` dice in hand starts the last
+round: the seats ``k + 1 .. n - 1`` play one last turn each, in order. For the
+seat ``j`` to play, against the target ``T`` (the leader's score under
+``reach``, the goal under ``exact``) with the scores ``b_j, .., b_{n-1}`` of
+the seats still to play, ``F_j(T, b, offer)`` is the vector of their chances
+(the leader has the rest):
+
+.. math::
+
+    F_{n-1}(T, b) &= Q(b_{n-1}, T, \mathrm{offer}) \quad (\text{the two-player last turn, `LastTurn`})\\
+    F_j(T, b) &= \text{the turn of seat } j \text{ with bust vector } (0, F_{j+1}(T, b_{>j}, -)),\
+        \text{a bank of } t' \text{ with } m' \text{ dice that takes the victory}\\
+        &\quad \text{worth } (1 - \textstyle\sum F_{j+1}, F_{j+1}(T', b_{>j}, (t', m'))),\
+        T' = b_j + t' \ (\text{reach}),\ \text{the goal (exact)}
+
+A bank takes the victory when it passes ``T`` (reach; an equal score does not)
+or reaches the goal exactly (exact); a fault there counts as a bust; no other
+bank is made in a last turn (it is worth nothing to the banker: rolling on is
+never worth less). An instant win is the mover's; the trigger's bank is worth
+``(1 - sum F_{k+1}, F_{k+1}, 0, ..)`` in his order. Under ``reach`` the trigger
+and every middle seat may roll on past the target; their rows are followed
+until the targets are alike (``LastTurn.reach_extension``, the chance of a
+last turn no longer depending on the target to 1e-15): targets past
+``goal + extension`` are moved back by whole periods (the taken points with
+them), so that the banks past a row's cap depend on the parity only, and the
+kernel's terminal states carry every seat (`compiled.terminal_rows`).
+
+``take_over``: a bank of ``t`` points with ``m`` dice that leaves the banker
+below the goal passes the dice to the next turn start ``s'``; if its mover has
+opened (and, under ``exact``, ``t`` does not take him past the goal), it is
+worth ``O(s', t, m)``: the next mover's turn start, or the vector of rolling
+from ``(t, m)`` (he must roll before he banks) when that is better for him by
+more than ``TIE`` (on a tie he starts afresh). The same offer is made in the
+last round (the victory bank of the previous player, taken over with his
+points). The roll from ``(t, m)`` of a row is its own turn shifted by ``t``
+(`rounds.taken_rolls`: one kernel pass of a row of score ``a + t``, cap
+``cap - t``, its bank at the taken state not allowed), so every seat's value
+follows the mover's choices as in the turn itself. ``O`` of a level is
+recorded when the level is solved, before any smaller sum needs it.
+
+What the n-player solver does not have: the history rules and the
+scoreless-turn counters are solved as for two players (`relaxations`).
 """
 
 from __future__ import annotations
@@ -74,12 +123,9 @@ MAX_PLAYERS = 5
 
 
 def relaxations_n(rules: Rules, players: int) -> tuple[str, ...]:
-    """What the n-player solver assumes away beyond the two-player relaxations."""
+    """What the n-player solver assumes away beyond the two-player relaxations (the last round and take-over
+    offers are solved: `rounds`)."""
     out = []
-    if rules.last_round:
-        out.append(f"last_round: not yet solved for {players} players; solved as if the rule were off")
-    if rules.take_over:
-        out.append(f"take_over: not yet solved for {players} players; solved as if the rule were off")
     if counted(rules):
         out.append(f"zero_turns: the scoreless-turn counters are not yet solved for {players} players; solved as if "
                    f"the rule were off")
@@ -252,49 +298,78 @@ def threatening(others: np.ndarray, keep: int = 2) -> np.ndarray:
     return np.asarray(np.sort(top, axis=1))
 
 
-def _seat_pass(result: "SolveResult", a: int, others: np.ndarray) -> tuple[np.ndarray, int, np.ndarray, "BankTable",
-                                                                          "Decisions", np.ndarray, np.ndarray]:
-    """One kernel pass with seat values for a mover at `a` against each row of `others` (`seat_rows`): (caps,
-    layers, the bust vectors ``P V(others, a)``, the bank table, the decisions (σ), A, B of every turn state)."""
+def _seat_pass(result: "SolveResult", a: int, others: np.ndarray, seat: int = 0,
+               ) -> tuple[np.ndarray, int, np.ndarray, "BankTable", "Decisions", np.ndarray, np.ndarray]:
+    """One kernel pass with seat values for a mover of `seat` at `a` against each row of `others` (`seat_rows`):
+    (caps, layers, the bust vectors ``P V(others, a)``, the bank table, the decisions (σ), A, B of every turn
+    state). Under a last round or take-over offers the banks and caps are the solve's
+    (`rounds.Rounds.seat_inputs`)."""
     kernel, grid = result.kernel, result.grid
-    w = result.values
     rest = np.asarray(others, dtype=np.int64).reshape(len(others), -1)
     if rest.shape[1] != result.players - 1:
         raise ValueError(f"a {result.players}-player table needs {result.players - 1} opponents per row")
     k = len(rest)
     mover = np.full(k, a, dtype=np.int64)
-    caps = grid.cap(mover)
+    term = None
+    if result.rounds is not None:
+        caps, bank, term, bust = result.rounds.seat_inputs(seat, mover, rest, result.tables, result.offers)
+    else:
+        w = result.values
+        caps = grid.cap(mover)
+        bust = pass_dice(w[tuple(rest.T) + (mover,)])
+        bank = grid.seat_bank_table(mover, rest, int(caps[0]) + 1, w)
     n = int(caps[0]) + 2
-    bust = pass_dice(w[tuple(rest.T) + (mover,)])
-    bank = grid.seat_bank_table(mover, rest, n - 1, w)
     moves = kernel.move_table(k, int(caps.max()))
-    _, _, ta, tb = kernel.run(mover, caps, bank, bust[:, 0].copy(), keep_table=True, moves=moves)
+    _, _, ta, tb = kernel.run(mover, caps, bank, bust[:, 0].copy(), keep_table=True, moves=moves, term_bank=term)
     return caps, n, bust, bank, moves, ta, tb
 
 
-def seat_starts(result: "SolveResult", a: int, others: np.ndarray) -> np.ndarray:
-    """Every stored seat's chance (k, n - 1), the mover first, at the turn start of a mover at `a` against each
-    row of `others`, computed afresh by one kernel pass from the table's values (``A + B L`` per seat: the
-    check of a table read back from the cache, `SolveResult.sample_problem`)."""
-    _, _, bust, _, _, ta, tb = _seat_pass(result, a, others)
+def seat_starts(result: "SolveResult", a: int, others: np.ndarray, seat: int = 0) -> np.ndarray:
+    """Every stored seat's chance (k, n - 1), the mover first, at the turn start of a mover of `seat` at `a`
+    against each row of `others`, computed afresh by one kernel pass from the table's values (``A + B L`` per
+    seat: the check of a table read back from the cache, `SolveResult.sample_problem`)."""
+    _, _, bust, _, _, ta, tb = _seat_pass(result, a, others, seat)
     d = result.rules.dice
     return np.asarray(ta[:, 0, d - 1, :] + tb[:, 0, d - 1, None] * bust[:, : ta.shape[-1]])
 
 
-def seat_rows(result: "SolveResult", a: int, others: np.ndarray) -> "TurnRows":
-    """The policy's rows of a mover with banked `a` against each row of `others` (units, shape (k, n - 1): the
-    opponents in playing order from the mover), as one `TurnRows` block: row i is the turn against `others[i]`.
+def last_rows(result: "SolveResult", seat: int, a: int, target: int, later: tuple[int, ...]) -> "TurnRows":
+    """The policy's row of a last turn at a table of three or more: the mover of `seat` (banked `a`, units) plays
+    against `target` with the scores `later` of the seats still to play after him (`rounds.Rounds.after_goal`;
+    the last seat's is the two-player `LastTurn`'s, `rows.last_turn_rows`)."""
+    from .rows import last_turn_rows
+
+    rounds = result.rounds
+    if rounds is None or rounds.last is None:
+        raise ValueError(f"'{result.rules.name}' has no last round")
+    if seat == result.players - 1:
+        return last_turn_rows(result.rules, rounds.last, a, target)
+    kernel = rounds.last_kernel
+    caps, bank, term, bust = rounds.last_inputs(seat, target, np.array([(a,) + tuple(later)]))
+    moves = kernel.move_table(1, int(caps.max()))
+    _, _, ta, tb = kernel.run(np.array([a]), caps, bank, bust[:, 0].copy(), keep_table=True, moves=moves,
+                              term_bank=term)
+    return _turn_rows(result.rules, kernel, caps, int(caps[0]) + 2, bust, bank, moves, ta, tb)
+
+
+def seat_rows(result: "SolveResult", a: int, others: np.ndarray, seat: int = 0) -> "TurnRows":
+    """The policy's rows of a mover of `seat` with banked `a` against each row of `others` (units, shape (k, n - 1):
+    the opponents in playing order from the mover), as one `TurnRows` block: row i is the turn against `others[i]`.
 
     One kernel pass with seat values (`seat_bank_table`, the bust vector
     ``P V(others, a)``) gives every turn state; the mover's values make the
     block, so that every decision (advice, export, the engine's table) is the
     policy table's.
     """
+    return _turn_rows(result.rules, result.kernel, *_seat_pass(result, a, others, seat))
+
+
+def _turn_rows(rules: Rules, kernel: TurnKernel, caps: np.ndarray, n: int, bust: np.ndarray, bank: "BankTable",
+               moves: "Decisions", ta: np.ndarray, tb: np.ndarray) -> "TurnRows":
+    """The `TurnRows` block of one kernel pass with seat values (the mover's values and the pass's moves)."""
     from .kernel import rolled
     from .rows import TurnRows
 
-    rules, kernel = result.rules, result.kernel
-    caps, n, bust, bank, moves, ta, tb = _seat_pass(result, a, others)
     k = len(caps)
     l0 = bust[:, 0].copy()
     value = ta[:, :n, :, 0] + tb[:, :n] * l0[:, None, None]

@@ -27,6 +27,7 @@ from .choice import differs, ranking, sample_groups
 from .locate import locate, reduced
 from .policy import PolicyTable
 from .rows import TurnRows
+from .rounds import Rounds, rounds_solved
 from .turns import GameModel
 
 Objective = Literal["win", "expected", "race", "average"]
@@ -78,13 +79,26 @@ class SolveResult:
 
     @property
     def seats(self) -> int:
-        """2 when the seat matters (last_round: seat 0 opens each round), else 1."""
+        """The seats whose tables differ (last_round: seat 0 opens each round; two, or every seat of a larger
+        table), else 1."""
+        if self.players > 2:
+            return self.players if self.values.ndim == self.players + 2 else 1
         return 2 if self.values.ndim == 3 else 1
 
     @property
     def tables(self) -> np.ndarray:
-        """The turn-start tables with a seat axis: W[seat, a, b]."""
+        """The turn-start tables with a seat axis: W[seat, a, b] (W[seat, scores..., j] for three players and more)."""
+        if self.players > 2:
+            return self.values if self.values.ndim == self.players + 2 else self.values[None]
         return self.values if self.values.ndim == 3 else self.values[None]
+
+    @cached_property
+    def rounds(self) -> Rounds | None:
+        """Three players and more under a last round or take-over offers: the last turns and the banks of the
+        solve (`rounds`); else None."""
+        if self.players < 3 or self.objective != "win" or not rounds_solved(self.rules):
+            return None
+        return Rounds(self.rules, self.players, self.kernel, self.grid)
 
     @property
     def first_player_win(self) -> float:
@@ -156,24 +170,39 @@ class SolveResult:
             if others is None or len(others) < self.players - 1:
                 raise PositionError(f"`opp`: a {self.players}-player table needs the scores of all "
                                     f"{self.players - 1} opponents")
-            return self.seats_spot(position.me, tuple(others))
+            return self.seats_spot(position.me, tuple(others), position.seat, position.target)
         if position.target is None:
             self._seat(position.seat)  # refuse a seat the table does not have
         return locate(self.policy, position)
 
-    def seats_spot(self, me: int, others: tuple[int, ...]) -> tuple[TurnRows, int]:
-        """(block, 0): the turn of a mover with banked `me` against `others` (points, playing order), n players."""
-        from .n_player import seat_rows
+    def seats_spot(self, me: int, others: tuple[int, ...], seat: int = 0,
+                   target: int | None = None) -> tuple[TurnRows, int]:
+        """(block, 0): the turn of a mover of `seat` (0 opens each round; it matters under a last round) with banked
+        `me` against `others` (points, playing order), n players; with `target`, his last turn against it (the
+        others still to play after him are the first ``n - 1 - seat`` of `others`)."""
+        from .n_player import last_rows, seat_rows
 
-        key = tuple(int(x) // UNIT for x in reduced(self.players, me, *others))  # (a larger game: `locate.reduced`)
+        if not 0 <= seat < self.players:
+            raise PositionError(f"seat must be 0 (opens each round) to {self.players - 1}, got {seat}", field="seat")
+        seat = seat if self.seats > 1 else 0
+        if target is not None:
+            later = tuple(o // UNIT for o in others[: self.players - 1 - seat])
+            key = ("last", seat, me // UNIT, target // UNIT) + later
+        else:
+            read = reduced(self.players, me, *others)  # (a larger game: `locate.reduced`)
+            key = (seat,) + tuple(int(x) // UNIT for x in read)
+            later = ()
         valid = set(self.grid.scores.tolist())
-        if any(k not in valid for k in key):
+        if any(k not in valid for k in (me // UNIT,) + later + (key[2:] if target is None else ())):
             raise PositionError("a banked score that cannot occur under this ruleset")
         cache = self.__dict__.setdefault("_seat_rows", {})
         if key not in cache:
             if len(cache) > 256:
                 cache.clear()
-            cache[key] = seat_rows(self, key[0], np.array([key[1:]]))
+            if target is not None:
+                cache[key] = last_rows(self, seat, me // UNIT, target // UNIT, later)
+            else:
+                cache[key] = seat_rows(self, me // UNIT, np.array([key[2:]]), seat)
         return cache[key], 0
 
     def offer_options(self, position: Position) -> list[Option]:
@@ -231,7 +260,7 @@ class SolveResult:
             lead = [int(scores[i]) for i in np.unravel_index(int(group), (s,) * (n - 1))]
             others = np.column_stack([np.full(s, x) for x in lead[1:]] + [scores])
             start = seat_starts(self, lead[0], others)
-            stored = self.values[tuple(lead) + (scores,)]
+            stored = self.tables[(0,) + tuple(lead) + (scores,)]
             if differs(start[:, 0], stored[:, 0], tol):
                 return "its chances are not the game's solution (a sample of rows evaluated again differs)"
             found, want = start[:, 1:], stored[:, 1:]

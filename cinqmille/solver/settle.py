@@ -80,6 +80,8 @@ WINDOW_STEPS = 12
 TOL = 1e-12
 #: Depth of the search for kinks between two pieces (each level one kernel pass).
 KINK_DEPTH = 12
+#: Most assignments (a pure piece or a mixed kink per row) tried on one cycle.
+MAX_CHOICES = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +97,7 @@ class Settled:
     pure_gap: float  # largest difference (any seat) between a pure pass with the tie rule and the settled values
     solutions: int  # settlements found (the one with the fewest mixing rows, then the smallest q, is taken)
     why: str = ""  # why a cycle was left to averaging
+    kinks: int = 0  # the most kinks of one row's value in the chase's range (each a pure piece more to try)
 
 
 Kink = tuple[float, np.ndarray, float, np.ndarray, float]  # (l*, A^b, B^b, A^r, B^r): the pieces below and above
@@ -219,33 +222,47 @@ def settle_cycle(kernel: TurnKernel, level: "LevelTurns", rows: np.ndarray, valu
     lo, hi = np.min(seen, axis=0), np.max(seen, axis=0)
     a_lo, b_lo = cycle.pieces(everyone, lo)
     a_hi, b_hi = cycle.pieces(everyone, hi)
-    kinks: dict[int, Kink] = {}
+    kinks: dict[int, list[Kink]] = {}
     for i in range(c):
         found = _kinks(cycle, i, float(lo[i]), float(hi[i]), a_lo[i], float(b_lo[i]), a_hi[i], float(b_hi[i]))
-        if found is None or len(found) > 1:
-            return averaged(f"the chase crosses {'unresolved' if found is None else len(found)} kinks of one row's "
-                            f"value (the simple model assumes one)")
+        if found is None:
+            return averaged("the chase crosses kinks of one row's value that the search does not resolve")
         if found:
-            kinks[i] = found[0]
+            kinks[i] = found
     candidates = sorted(kinks)
     if not candidates:
         return averaged("no row's choice flips within the chase")
+    # a row whose value has kinks k_0 < k_1 < ... in the chase's range: its pure pieces (below k_0, between two
+    # kinks, above the last) and a mixed choice at each kink
+    options = {i: [("pure", p) for p in range(len(kinks[i]) + 1)] + [("mix", k) for k in range(len(kinks[i]))]
+               for i in candidates}
+    if np.prod([len(options[i]) for i in candidates], dtype=float) > MAX_CHOICES:
+        return averaged(f"the chase crosses {sum(len(k) for k in kinks.values())} kinks of {len(candidates)} rows: "
+                        f"more than {MAX_CHOICES} choices to try")
 
-    def pairs(choice: tuple[str, ...], q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def piece(i: int, p: int) -> tuple[np.ndarray, float]:
+        """Row i's pure piece p (0: below its first kink)."""
+        row = kinks[i]
+        return (row[p][1], row[p][2]) if p < len(row) else (row[-1][3], row[-1][4])
+
+    def pairs(choice: tuple[tuple[str, int], ...], q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         a, b = a_lo.copy(), b_lo.astype(float, copy=True)
         qi = iter(q)
-        for i, how in zip(candidates, choice):
-            _, ab, bb, ar, br = kinks[i]
-            w = next(qi) if how == "mix" else (1.0 if how == "bank" else 0.0)
-            a[i], b[i] = w * ab + (1 - w) * ar, w * bb + (1 - w) * br
+        for i, (how, at) in zip(candidates, choice):
+            if how == "mix":
+                _, ab, bb, ar, br = kinks[i][at]
+                w = next(qi)
+                a[i], b[i] = w * ab + (1 - w) * ar, w * bb + (1 - w) * br
+            else:
+                a[i], b[i] = piece(i, at)
         return a, b
 
     solutions = []
-    for choice in itertools.product(("bank", "mix", "roll"), repeat=len(candidates)):
-        mix = [i for i, how in zip(candidates, choice) if how == "mix"]
-        star = np.array([kinks[i][0] for i in mix])
+    for choice in itertools.product(*(options[i] for i in candidates)):
+        mix = [i for i, how in zip(candidates, choice) if how[0] == "mix"]
+        star = np.array([kinks[i][how[1]][0] for i, how in zip(candidates, choice) if how[0] == "mix"])
 
-        def gap(q: np.ndarray, choice: tuple[str, ...] = choice, mix: list[int] = mix,
+        def gap(q: np.ndarray, choice: tuple[tuple[str, int], ...] = choice, mix: list[int] = mix,
                 star: np.ndarray = star) -> np.ndarray:
             with np.errstate(all="ignore"):
                 return np.asarray(cycle.bust(cycle.values(*pairs(choice, q)))[mix, 0] - star)
@@ -270,15 +287,17 @@ def settle_cycle(kernel: TurnKernel, level: "LevelTurns", rows: np.ndarray, valu
                 residual = max(residual, float(np.abs(best_a[pure] + best_b[pure, None] * bust[pure]
                                                       - vals[pure]).max()))
             if residual <= TOL:
-                solutions.append((len(mix), tuple(q.tolist()), mix, q, vals, residual, best_a, best_b, bust))
+                at = [kinks[i][how[1]] for i, how in zip(candidates, choice) if how[0] == "mix"]
+                solutions.append((len(mix), tuple(q.tolist()), mix, q, vals, residual, best_a, best_b, bust, at))
     if not solutions:
         return averaged("no mixed choice leaves the chasing players indifferent within the chase's range")
     solutions.sort(key=lambda s: (s[0], s[1]))
-    _, _, mix, q, vals, residual, best_a, best_b, bust = solutions[0]
+    _, _, mix, q, vals, residual, best_a, best_b, bust, at = solutions[0]
     distinct = len({np.round(s[4], 10).tobytes() for s in solutions})
     pure_gap = float(np.abs(best_a + best_b[:, None] * bust - vals).max())
     return Settled(rows, "mixed", rows[np.array(mix, dtype=np.int64)], np.asarray(q, dtype=float),
-                   tuple(_pivots(cycle, i, kinks[i]) for i in mix), residual, pure_gap, distinct), vals
+                   tuple(_pivots(cycle, i, kink) for i, kink in zip(mix, at)), residual, pure_gap, distinct,
+                   kinks=max(len(k) for k in kinks.values())), vals
 
 
 def _pivots(cycle: _Cycle, i: int, kink: Kink) -> tuple[tuple[int, int], ...]:

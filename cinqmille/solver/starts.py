@@ -38,6 +38,7 @@ class Extended:
     values: np.ndarray  # two players: W[kind, a, b]; n players: W[a, b, ..., j]
     notes: tuple[str, ...]  # what the added rows assume (chasing cycles settled), empty when exact
     residual: float
+    offers: np.ndarray | None = None  # n players under take_over: the offers of the table with those rows
 
 
 def pending_of(result: "SolveResult", scores: Sequence[int]) -> tuple[int, ...]:
@@ -61,6 +62,13 @@ def extended(result: "SolveResult", pending: tuple[int, ...], progress: Progress
         w, _, stats = solve_game(result.rules, kernel=result.kernel, pending=pending,
                                  base=(result.tables, result.offers), progress=progress)
         ext = Extended(pending, w if w.ndim == 3 else w[None], (), stats.residual)
+    elif result.rounds is not None:  # a last round or take-over offers: the whole table again, with the starts
+        from .n_player import chase_note
+        from .rounds import solve_rounds
+
+        values, offers, n_stats, chasing = solve_rounds(result.rules, result.players, kernel=result.kernel,
+                                                        pending=pending, progress=progress)
+        ext = Extended(pending, values, chase_note(chasing, n_stats.residual), n_stats.residual, offers)
     else:
         from .n_player import chase_note, solve_players
 
@@ -93,7 +101,8 @@ def chances(result: "SolveResult", starts: Sequence[Sequence[int]]) -> np.ndarra
     if result.players == 2:
         mover = ext.values[0, index[:, 0], index[:, 1]][:, None]  # kind 0: seat 0 to move, counters at 0
     else:
-        mover = ext.values[tuple(index.T)]
+        table = ext.values if ext.values.ndim == result.players + 1 else ext.values[0]  # seat 0 moves first
+        mover = table[tuple(index.T)]
     return every_seat(mover)
 
 
@@ -119,6 +128,7 @@ def at_starts(result: "SolveResult", scores: Sequence[int]) -> "SolveResult":
         ext = extended(result, pending)
         values = ext.values if result.players > 2 or result.values.ndim == 3 else ext.values[0]
         found = replace(result, values=values, residual=max(result.residual, ext.residual),
+                        offers=result.offers if ext.offers is None else ext.offers,
                         exact=result.exact and not ext.notes, assumptions=tuple(result.assumptions) + ext.notes)
         model = GameModel(result.rules, result.kernel, pending)
         if model.offers is not None and result.offers is not None:

@@ -336,8 +336,5 @@ def _seat_of(state: "SheetState") -> tuple[tuple[int, ...], int, int | None, tup
     """The scores (the mover's first, then in playing order), seat, last-turn target, offer and scoreless-turn
     counters (the mover's and the next player's) of a sheet's mover: the fields of `Position.at_table`, the one
     reading of a table's state."""
-    if state.last_round is not None and len(state.scores) != 2:
-        raise ApiError(400, "advice in a last round is for two players (the last round is not yet solved for "
-                            "three or more)")
     pos = state.position()
     return (pos.me,) + (pos.others or (pos.opp,)), pos.seat, pos.target, pos.offer, pos.scoreless
