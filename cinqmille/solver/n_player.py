@@ -44,6 +44,20 @@ cycles, the bank probabilities and the residual in the assumptions: `chase_note`
 equations (``P V = 1 - W``), whose driver (`two_player`) adds the last round,
 take-over offers and the scoreless-turn counters.
 
+Storage
+=======
+The table holds the possible scores only (`ScoreGrid.scores`: 0 and the
+opened scores, 86 under `standard`), by position: ``W[ia, ib, ic, j]``
+(`ScoreGrid.slots` maps a score to its position, `ScoreGrid.seat_values`
+reads turn starts by their scores), float64. Four-player `standard` is
+86^4 x 3 seats x 8 bytes = 1.3 GB (the dense layout over every score unit
+0..99 would be 2.4 GB, and the earlier per-level arrays many times that). A
+level is built on its own (`level_at`: its rows read from the choices of the
+first ``n - 1`` scores sorted by their sum, `level_heads`), so that what a
+level needs beside the table is a few arrays of its rows (419,620 at four
+players, `standard`). With a `checkpoint.Checkpoint` each finished level is
+written to disk and read back when an interrupted solve starts again.
+
 What three players do not have yet: the last round and take-over offers are
 solved as if off, and the history rules as for two players (`relaxations`).
 """
