@@ -41,10 +41,11 @@ _PAD = 8000 // UNIT + 3
 _WORK_ARRAYS = 8
 #: Three players and more: the table by score positions (`n_player.solve_players`), the choices of all but the
 #: last score (`n_player.level_heads`), and per row of the largest level the words (8 bytes) per seat of its
-#: arrays (rows, banks read from the table, the level solver's values and steps); and the process itself (Python,
+#: arrays (rows, banks read from the table, the level solver's values and steps: 56 from the peak of four-player
+#: `standard`; 170 traced at goal 2000, where fixed costs weigh more); and the process itself (Python,
 #: NumPy, Numba and its compiled kernel). Fitted to measured peaks (resident set, `/usr/bin/time -v`, 2026-12-02,
 #: this 2-core machine; docs/solver.md "Four players"): the estimate is at or above each.
-_ROW_WORDS = 40
+_ROW_WORDS = 80
 _PROCESS = 256 * 2**20
 
 
