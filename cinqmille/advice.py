@@ -240,8 +240,8 @@ def _solved_figure(advice: Advice, result: "SolveResult") -> Figure:
         seats = (advice.win, 1.0 - advice.win)
     elif pos.turn == 0 and advice.roll is None and pos.offer is None and pos.target is None \
             and pos.others is not None and pos.hand(advice.rules) == advice.rules.dice:
-        key = (pos.seat if result.seats > 1 else 0,) + tuple(x // UNIT for x in (pos.me, *pos.others))
-        first = [float(x) for x in result.tables[key]]
+        key = [x // UNIT for x in (pos.me, *pos.others)]
+        first = [float(x) for x in result.seat_values(key, pos.seat)]
         seats = (*first, 1.0 - sum(first))
     if advice.exact:
         return Figure("exact", seats=seats, players=players, table=players)

@@ -61,3 +61,13 @@ def reduction_words(seats: int, table: int) -> str:
         return said + "; its error is not measured at this size (no larger exact game is solved)"
     return (f"{said}; measured in the exact four-player game (standard, goals 1000 and 1500), this reduction "
             f"cost a seat at most {cost:.2f} points of its chance to win")
+
+
+def duration_words(seconds: float) -> str:
+    """A duration said roughly: "about 40 s", "about 12 min", "about 1 h 25 min"."""
+    if seconds < 90:
+        return f"about {max(1, round(seconds))} s"
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        return f"about {minutes} min"
+    return f"about {minutes // 60} h {minutes % 60:02d} min"

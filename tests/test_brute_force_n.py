@@ -277,6 +277,6 @@ def test_five_players_agree_with_the_brute_force(name: str) -> None:
     assert result.exact and len(table) == len(result.grid.scores) ** 5
     worst = 0.0
     for scores, chances in table.items():
-        first = [float(x) for x in result.values[tuple(x // 50 for x in scores)]]
+        first = [float(x) for x in result.seat_values([x // 50 for x in scores])]
         worst = max(worst, max(abs(a - b) for a, b in zip([*first, 1 - sum(first)], chances)))
     assert worst < 1e-11

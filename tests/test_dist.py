@@ -138,7 +138,7 @@ def test_game_length_from_a_position_is_the_solved_chance() -> None:
     rules = rules_from_dict(GAMES[3], "g3")
     result = solve(rules, "win", players=3)
     count = game_length(result, 300, (150, 450))
-    want = float(result.values[6, 3, 9, 0])  # W[a, b, c, seat] in units of 50: the mover's chance
+    want = float(result.seat_values([6, 3, 9])[0])  # the scores in units of 50: the mover's chance
     assert count.seat_wins is not None and abs(count.seat_wins[0] - want) <= count.tail + 1e-12
 
 

@@ -94,7 +94,7 @@ def random_pass(spec: dict, p: int, seats: bool = False, seed: int = 9) -> tuple
     a, caps = a[order], caps[order]
     if seats:
         others = rng.choice(grid.scores, (p, 2))
-        w = rng.dirichlet(np.ones(3), (grid.goal,) * 3)[..., :2]
+        w = rng.dirichlet(np.ones(3), (len(grid.scores),) * 3)[..., :2]  # by score positions
         bank = grid.seat_bank_table(a, others, int(caps.max()), w)
     else:
         w = rng.random((grid.goal, grid.goal))
@@ -162,7 +162,7 @@ def test_banks_read_from_the_turn_starts_give_the_bits_of_their_table(spec: dict
     l0 = rng.random(p)
     if seats:
         others = rng.choice(grid.scores, (p, 2))
-        w = rng.dirichlet(np.ones(3), (grid.goal,) * 3)[..., :2]
+        w = rng.dirichlet(np.ones(3), (len(grid.scores),) * 3)[..., :2]  # by score positions
         read = grid.start_banks(a, others, int(caps.max()), w)
         laid = grid.seat_bank_table(a, others, int(caps.max()), w)
     else:

@@ -33,7 +33,7 @@ def solved() -> dict[str, Any]:
     lv = next(lv for s, lv in levels(grid, PLAYERS) if s == total)
     a, others = lv.rows[:, 0], lv.rows[:, 1:]
     turns = LevelTurns(a, lv.caps, grid.seat_bank_table(a, others, int(lv.caps.max()), w), lv.succ,
-                       np.zeros((len(a), PLAYERS - 1)), w[tuple(lv.rows.T)].copy())
+                       np.zeros((len(a), PLAYERS - 1)), w[tuple(lv.at.T)].copy())
     return {"rules": rules, "w": w, "stats": stats, "chasing": chasing, "level": lv, "turns": turns,
             "kernel": TurnKernel(rules)}
 
@@ -55,7 +55,7 @@ def turn_tables(solved: dict[str, Any], i: int, l0: float) -> tuple[np.ndarray, 
 
 def bust_vector(solved: dict[str, Any], i: int) -> np.ndarray:
     lv = solved["level"]
-    return pass_dice(solved["w"][tuple(lv.rows[lv.succ[i]])])
+    return pass_dice(solved["w"][tuple(lv.at[lv.succ[i]])])
 
 
 def test_the_chasing_cycle_is_settled_by_a_mixed_choice(solved: dict[str, Any]) -> None:
@@ -102,7 +102,7 @@ def test_the_mixed_policy_residual_of_every_seat_is_below_1e_12(solved: dict[str
             else:
                 ta, tb = turn_tables(solved, i, l_vec[0])
                 a, b = ta[0, start], tb[0, start]
-            worst = max(worst, float(np.abs(a + b * l_vec - w[tuple(lv.rows[i])]).max()))
+            worst = max(worst, float(np.abs(a + b * l_vec - w[tuple(lv.at[i])]).max()))
     assert worst <= 1e-12
 
 
@@ -112,7 +112,7 @@ def test_the_settlement_does_not_depend_on_the_guess_or_the_iterations(solved: d
     the same values to 1e-12; the same solve twice gives the same bits."""
     turns: LevelTurns = solved["turns"]
     lv, w = solved["level"], solved["w"]
-    want = w[tuple(lv.rows.T)]
+    want = w[tuple(lv.at.T)]
     rng = np.random.default_rng(7)
     share = rng.dirichlet(np.ones(PLAYERS), len(lv.rows))[:, : PLAYERS - 1]
     other = LevelTurns(turns.a, turns.caps, turns.bank, turns.succ, turns.outside, share)

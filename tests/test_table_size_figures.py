@@ -44,8 +44,7 @@ def test_four_player_estimates_hold_the_exact_four_player_chances(small_tables: 
         fig = advice.figure
         assert fig.kind == "estimated" and fig.players == 4 and fig.table == 3 and not advice.exact
         assert 0 < fig.margin <= 0.01 and fig.games >= 10_000
-        key = tuple(x // 50 for x in (me, *others))
-        first = [float(x) for x in four.values[key]]
+        first = [float(x) for x in four.seat_values([x // 50 for x in (me, *others)])]
         exact = np.array([*first, 1 - sum(first)])
         assert fig.seats is not None and math.isclose(sum(fig.seats), 1.0)
         assert advice.win == fig.seats[0]
@@ -66,7 +65,7 @@ def test_five_player_estimates_hold_the_exact_five_player_chances(session_cache:
         advice = advise(four, Position(me, others[0], 0, rules.dice, others=tuple(others)))
         fig = advice.figure
         assert fig.kind == "estimated" and (fig.players, fig.table) == (5, 4) and fig.seats is not None
-        first = [float(x) for x in five.values[tuple(x // 50 for x in (me, *others))]]
+        first = [float(x) for x in five.seat_values([x // 50 for x in (me, *others)])]
         gap = np.abs(np.array(fig.seats) - np.array([*first, 1 - sum(first)]))
         assert gap.max() < 2 * fig.margin + 0.005
         misses += int(gap.max() > fig.margin + 0.005)
@@ -77,7 +76,7 @@ def test_the_smaller_games_figure_is_not_shown(small_tables: tuple) -> None:
     """The three-player game's own figure differs from the four-player estimate shown, which replaces it."""
     rules, three, four = small_tables
     pos = Position(0, 0, 0, rules.dice, others=(0, 0, 0))
-    smaller, own = float(three.values[0, 0, 0, 0]), float(four.values[0, 0, 0, 0, 0])
+    smaller, own = float(three.seat_values([0, 0, 0])[0]), float(four.seat_values([0, 0, 0, 0])[0])
     shown = advise(three, pos)
     assert abs(smaller - own) > 0.03  # the first seat's chance at three players is not his chance at four
     assert abs(shown.win - own) < 2 * shown.figure.margin

@@ -13,6 +13,7 @@ from brute_force_n import brute_force_n
 from cinqmille.cli import main
 from cinqmille.rules import rules_from_dict
 from cinqmille.solver import compute
+from cinqmille.solver.grid import ScoreGrid
 from cinqmille.solver.n_player import solve_players
 from cinqmille.solver.seats import every_seat
 from test_brute_force_n import RECORDED, rules_of
@@ -33,7 +34,8 @@ def test_every_turn_start_agrees_with_the_brute_force(name: str, players: int) -
     rules = rules_of(name)
     w, stats, chasing = solve_players(rules, players)
     reference = brute_force_n(rules, players)
-    worst = max(float(np.abs(every_seat(w[tuple(x // 50 for x in scores)]) - np.array(v)).max())
+    grid = ScoreGrid.of(rules)
+    worst = max(float(np.abs(every_seat(grid.seat_values(w, [x // 50 for x in scores])) - np.array(v)).max())
                 for scores, v in reference.items())
     assert worst < 1e-10
     assert stats.residual < 1e-12 and not len(chasing)
@@ -55,7 +57,8 @@ def test_two_players_are_the_case_n_2_of_the_same_equations(rules_dict: dict) ->
     """With n = 2 the seat-vector equations give the two-player solver's table to 1e-12."""
     rules = rules_from_dict(rules_dict)
     w, _, _ = solve_players(rules, 2)
-    assert np.nanmax(np.abs(w[..., 0] - compute(rules).tables[0])) < 1e-12
+    s = ScoreGrid.of(rules).scores
+    assert np.nanmax(np.abs(w[..., 0] - compute(rules).tables[0][np.ix_(s, s)])) < 1e-12
 
 
 def test_a_stuck_player_leaves_the_two_player_game() -> None:

@@ -9,7 +9,7 @@ import click
 
 from ..parsing import WholeNumber
 from ..solver import OBJECTIVES, SolveResult, solve
-from ..solver.budget import MAX_BYTES, MAX_STATES, Limits
+from ..solver.budget import MAX_BYTES, SOLVE_STATES, Limits
 from ..solver.level import residual_words
 from ..solver.n_player import MAX_PLAYERS
 from ..solver.result import Objective
@@ -55,7 +55,7 @@ def headline(result: SolveResult) -> dict[str, Any]:
               help=f"Players at the table (2 to {MAX_PLAYERS}; the win objective).")
 @click.option("--no-cache", is_flag=True, help="Solve again even if a cached table exists (and do not write one).")
 @click.option("--max-states", type=WholeNumber(1), default=None, metavar="N",
-              help=f"Refuse to solve beyond N turn states (default {MAX_STATES:,} or $CINQMILLE_MAX_STATES).")
+              help=f"Refuse to solve beyond N turn states (default {SOLVE_STATES:,} or $CINQMILLE_MAX_STATES).")
 @click.option("--max-memory", type=WholeNumber(1, 1 << 20), default=None, metavar="GIB",
               help=f"Refuse to solve beyond GIB GiB of memory (default {MAX_BYTES >> 30} or $CINQMILLE_MAX_MEMORY).")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
@@ -66,7 +66,7 @@ def command(rules_spec: str, objective: Objective, players: int, no_cache: bool,
             max_memory: int | None, scheduler: str | None, as_json: bool) -> None:
     """Solve a ruleset (or load it from the cache) and print its headline figures."""
     rules = resolve_rules(rules_spec)
-    limits = Limits.from_env(max_states, max_memory)
+    limits = Limits.from_env(max_states, max_memory, default_states=SOLVE_STATES)
     with contextlib.ExitStack() as stack:
         if scheduler is not None:
             from ..solver.distributed import use_cluster

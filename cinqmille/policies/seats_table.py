@@ -155,8 +155,9 @@ class SeatsTable(LazyGroups, TurnRows):
         s = len(self.scores)
         r = np.arange(len(self.cap))
         start = self.value(r, np.zeros_like(r), np.full(len(r), d))
-        idx = tuple(self.scores[i] for i in np.unravel_index(r, (s,) * self.players))
-        if differs(start, result.tables[(0,) + idx + (0,)], 1e-9):  # seat 0's rows (a seat axis: `rounds`)
+        idx = np.stack(np.broadcast_arrays(*(self.scores[i] for i in np.unravel_index(r, (s,) * self.players))),
+                       axis=-1)
+        if differs(start, result.seat_values(idx)[..., 0], 1e-9):  # seat 0's rows
             return "its turn starts are not the chances of the solved table"
         for g in sample_groups(len(self._done)):
             cells, computed = self._group_arrays(int(g), result)

@@ -14,10 +14,11 @@ from ..errors import CinqmilleError
 from ..rules import Rules, load_rules
 from ..work import working
 from . import cache
-from .budget import Limits, TooLarge, check_budget
+from .budget import Limits, TooLarge, check_budget, plan_words
+from .checkpoint import Checkpoint
 from .grid import ScoreGrid
 from .kernel import TurnKernel
-from .n_player import MAX_PLAYERS, chase_note, relaxations_n, solve_players
+from .n_player import MAX_PLAYERS, chase_note, level_sums, relaxations_n, solve_players
 from .rounds import rounds_solved, solve_rounds
 from .objectives import EXPECTED_SPAN, average_counters, average_turn, expected_turn, race_turns
 from .result import Objective, SolveResult
@@ -25,11 +26,15 @@ from .turns import table_kinds
 from .two_player import Progress, relaxations, solve_game
 
 OBJECTIVES: tuple[str, ...] = ("win", "expected", "race", "average")
+#: Solves of three players or more from this many turn states (about half a minute) keep their finished levels
+#: on disk (`solver.checkpoint`): an interrupted solve resumes where it stopped.
+CHECKPOINT_STATES = 100_000_000
 
 
 def compute(rules: Rules, objective: Objective = "win", progress: Progress | None = None,
-            tol: float = 1e-12, players: int = 2) -> SolveResult:
-    """Solve `rules` for `objective` now (no cache); `players` (2 or 3) for the `win` objective.
+            tol: float = 1e-12, players: int = 2, checkpoint: Checkpoint | None = None) -> SolveResult:
+    """Solve `rules` for `objective` now (no cache); `players` (2 to `MAX_PLAYERS`) for the `win` objective, whose
+    finished levels are kept in `checkpoint` (three players or more, `solver.checkpoint`) when one is given.
 
     >>> from cinqmille.rules import rules_from_dict
     >>> result = compute(rules_from_dict({"goal": 500, "opening": 150}))
@@ -49,7 +54,7 @@ def compute(rules: Rules, objective: Objective = "win", progress: Progress | Non
         if rounds_solved(rules):
             values, offers, stats, chasing = solve_rounds(rules, players, tol=tol, progress=progress)
         else:
-            values, stats, chasing = solve_players(rules, players, tol=tol, progress=progress)
+            values, stats, chasing = solve_players(rules, players, tol=tol, progress=progress, checkpoint=checkpoint)
         residual, states = stats.residual, stats.states
         extra: dict[str, Any] = {"levels": stats.levels, "passes": stats.passes, "chasing_rows": int(len(chasing))}
         relaxed = relaxed + chase_note(chasing, residual)
@@ -145,7 +150,7 @@ def result_spec(rules: Rules, objective: str, players: int = 2) -> cache.TableSp
 
         return cache.TableSpec.of(rules, "solve", objective, 1, {"values": ((g,), "float64")}, race_ok)
     in_range = cache.bounded_check(0.0, 1.0)
-    if players > 2:
+    if players > 2 and rounds_solved(rules):  # the rounds' layout: every score unit, a seat axis
         cells = np.ix_(*([valid] * players))
 
         possible = np.zeros((g,) * players, dtype=bool)
@@ -167,6 +172,15 @@ def result_spec(rules: Rules, objective: str, players: int = 2) -> cache.TableSp
         if rules.take_over:
             shapes["offers"] = ((kinds,) + (g,) * players + (g, d, players - 1), "float64")
         return cache.TableSpec.of(rules, "solve", objective, players, shapes, seats_ok)
+    if players > 2:  # every cell is a possible turn start (the layout by score positions, `ScoreGrid.slots`)
+        def seats_ok(arrays: Mapping[str, np.ndarray]) -> str | None:
+            w = arrays["values"]
+            if not np.isfinite(w).all() or (w.sum(axis=-1) > 1.0 + 1e-9).any():
+                return "array 'values' is not a table of seat chances at every possible score"
+            return in_range(arrays)
+
+        return cache.TableSpec.of(rules, "solve", objective, players,
+                                  {"values": ((len(grid.scores),) * players + (players - 1,), "float64")}, seats_ok)
     seats = table_kinds(rules)
     shape = (seats, g, g) if seats > 1 else (g, g)
     arrays: dict[str, tuple[tuple[int, ...] | None, str]] = {"values": (shape, "float64")}
@@ -292,13 +306,21 @@ def solve(rules: Rules | str | None = None, objective: Objective = "win", progre
     if cached is not None:
         return cached
     size = check_budget(rules, objective, limits, players).states
-    with working(solve_label(rules, objective, players, cached=writable), progress, size) as update:
-        result = compute(rules, objective, update, players=players)
+    long = objective == "win" and players > 2 and size >= CHECKPOINT_STATES
+    checkpoint = Checkpoint.of(rules, players) if writable and long else None
+    label = solve_label(rules, objective, players, cached=writable)
+    if long and progress is None:  # said before it starts: how long it will take
+        kept = checkpoint.kept(level_sums(ScoreGrid.of(rules), players)) if checkpoint is not None else (0, 0)
+        label += f": {plan_words(rules, players, size, kept)}"
+    with working(label, progress, size) as update:
+        result = compute(rules, objective, update, players=players, checkpoint=checkpoint)
     if writable:
         try:
             save(result, path)
             cache.vouch(path)  # computed here: its first load needs no sample
             cache.prune_stale(path)
+            if checkpoint is not None:
+                checkpoint.clear()
         except (OSError, CinqmilleError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) else str(exc).replace(str(path), "").strip(": ")
             warnings.warn(f"could not write the cache file {cache.short_path(path)} ({reason})", stacklevel=2)

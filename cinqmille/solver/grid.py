@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..rules import Rules
 from ..rules.bank import SCORED, BankRules
@@ -26,6 +27,12 @@ class ScoreGrid:
     scores: np.ndarray  # sorted valid scores (units)
     low: int  # the smallest opened score (units)
     pending: tuple[int, ...] = ()  # starting scores below the opening (units): not opened, the start still to add
+    where: np.ndarray = field(init=False)  # (goal,) the position of each score (units) in `scores`, -1 if impossible
+
+    def __post_init__(self) -> None:
+        where = np.full(self.goal, -1, dtype=np.int64)
+        where[self.scores] = np.arange(len(self.scores))
+        object.__setattr__(self, "where", where)
 
     @classmethod
     def of(cls, rules: Rules, pending: tuple[int, ...] = ()) -> "ScoreGrid":
@@ -43,6 +50,22 @@ class ScoreGrid:
     def valid(self, score_units: int) -> bool:
         """Whether a banked score (units) can occur below the goal."""
         return score_units == 0 or self.low <= score_units < self.goal or score_units in self.pending
+
+    def slots(self, rows: ArrayLike) -> np.ndarray:
+        """The positions in `scores` of score rows (units, any shape), -1 where a score cannot occur (or is not
+        below the goal): how the tables of three players or more index their turn starts (`seat_values`)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        inside = (rows >= 0) & (rows < self.goal)
+        return np.where(inside, self.where[np.where(inside, rows, 0)], -1)
+
+    def seat_values(self, table: np.ndarray, rows: ArrayLike) -> np.ndarray:
+        """The stored seats of the turn starts `rows` (units, shape (..., n), playing order from the mover) in a
+        table laid out by score positions (``table[ia, ib, ..., j]``, `slots`), shape (..., n - 1); NaN where a
+        score cannot occur. The one reader of that layout."""
+        at = self.slots(rows)
+        out = np.array(table[tuple(np.moveaxis(np.maximum(at, 0), -1, 0))], dtype=float)
+        out[(at < 0).any(axis=-1)] = np.nan
+        return out
 
     def cap(self, a: np.ndarray) -> np.ndarray:
         """First turn total (units) from which the pair's turn states are terminal (see TurnKernel)."""
@@ -109,29 +132,38 @@ class ScoreGrid:
         code[:, :, ~hand] = BANK_NONE
         return code
 
+    def position_codes(self, tmax: int) -> np.ndarray:
+        """`bank_codes` of every score of the grid (by position, `slots`) up to `tmax`, a new score given by its
+        position: how the tables of three players or more are read (`start_banks`)."""
+        code = self.bank_codes(self.scores, tmax)
+        scored = code >= 0
+        at = self.slots(code[scored])
+        if (at < 0).any():
+            raise ValueError("a bank leads to a score outside the grid")
+        code[scored] = at
+        return code
+
     def start_banks(self, a: np.ndarray, others: np.ndarray, tmax: int, start_value: np.ndarray,
                     win_value: float = 1.0, codes: np.ndarray | None = None) -> StartBanks:
-        """The banks of rows (mover's score `a`, `others` the scores after his, in playing order) read from the
-        turn starts `start_value[scores..., j]` (`StartBanks`; `seat_bank_table` lays them out). `codes`: the
-        `bank_codes` of every score 0..goal - 1 up to at least `tmax`, when the caller keeps them."""
+        """The banks of rows (mover's score `a`, `others` the scores after his, in playing order, units) read from
+        the turn starts ``start_value[ia, ib, ..., j]`` laid out by score positions (`slots`; `StartBanks`;
+        `seat_bank_table` lays them out). `codes`: the `position_codes` up to at least `tmax`, when the caller
+        keeps them."""
         a = np.asarray(a, dtype=np.int64)
-        g, k = self.goal, others.shape[1]
-        flat = np.ravel_multi_index(tuple(np.asarray(others, dtype=np.int64).T), (g,) * k) if len(a) else a
-        starts = start_value.reshape((g ** k, g, start_value.shape[-1]))
-        if codes is None:
-            scores, mover = np.unique(a, return_inverse=True)
-            codes = self.bank_codes(scores, tmax)
-        else:
-            mover = a
-        return StartBanks(codes, starts, np.asarray(mover, dtype=np.int64).reshape(-1), flat, win_value)
+        s, k = len(self.scores), others.shape[1]
+        at = self.slots(np.asarray(others, dtype=np.int64).reshape(len(a), k))
+        flat = np.ravel_multi_index(tuple(at.T), (s,) * k) if len(a) else a
+        starts = start_value.reshape((s ** k, s, start_value.shape[-1]))
+        return StartBanks(self.position_codes(tmax) if codes is None else codes, starts, self.slots(a), flat,
+                          win_value)
 
     def seat_bank_table(self, a: np.ndarray, others: np.ndarray, tmax: int, start_value: np.ndarray,
                         win_value: float = 1.0) -> BankTable:
         """`bank_table` for n players: values of every seat but the last, shape (P, T, D, n - 1).
 
         `others[p]` are the scores after the mover's, in playing order;
-        `start_value[scores..., j]` the stored seat values of every turn start
-        (`seats`). An ordinary bank passes the dice to ``(others..., new)``
+        `start_value[ia, ib, ..., j]` the stored seat values of every turn start
+        by score positions (`slots`, `seats`). An ordinary bank passes the dice to ``(others..., new)``
         (`pass_dice`), a winning bank is worth `win_value` to the mover and 0 to
         the others, a fault or a stop short counts as a bust (B = 1): `start_banks`, laid out.
         """

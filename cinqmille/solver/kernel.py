@@ -275,7 +275,8 @@ class StartBanks:
     the compiled pass gathers each block's banks as it goes (`compiled.fill_banks`).
     """
 
-    code: np.ndarray  # (G, T, D) per mover's score (units), turn points and dice in hand
+    code: np.ndarray  # (G, T, D) per mover's score, turn points and dice in hand: units (two players) or positions
+    # of the possible scores (three or more, `ScoreGrid.position_codes`), the new score given the same way
     starts: np.ndarray  # (S, G, J): turn-start seat values, by the others' scores (flat) and the banker's new score
     mover: np.ndarray  # (P,) the mover's score of each row
     others: np.ndarray  # (P,) the flat index of each row's other scores in `starts`
@@ -586,6 +587,8 @@ def blocks_of(p: int) -> np.ndarray:
     if found is None:
         from . import compiled
 
+        if len(_BLOCKS) >= 256:  # a long solve passes thousands of row counts: keep the cache small
+            _BLOCKS.clear()
         first = np.arange(0, p, compiled.LANES, dtype=np.int64)
         found = np.stack([first, np.minimum(first + compiled.LANES, p)], axis=1)
         _BLOCKS[p] = found

@@ -173,11 +173,13 @@ def newton_values(full_a: np.ndarray, big_b: np.ndarray, succ: np.ndarray, outsi
         return np.atleast_1d(spsolve(matrix.tocsc(), rhs.ravel())).reshape(m, k)
 
 
-def guess_above(scores: np.ndarray, goal: int, rows: np.ndarray, w: np.ndarray) -> np.ndarray:
+def guess_above(scores: np.ndarray, goal: int, rows: np.ndarray, w: np.ndarray,
+                where: np.ndarray | None = None) -> np.ndarray:
     """A starting estimate of a level's stored seat values (P, n - 1), extrapolated from the levels above.
 
-    `rows` (P, n) index the solved table `w` (stored seats on its last axis,
-    NaN for impossible scores), a row's scores in playing order. For the first
+    `rows` (P, n) are a row's scores in playing order (units), which index the
+    solved table `w` (stored seats on its last axis, NaN for impossible
+    scores), or, with `where` (`ScoreGrid.where`), their positions do. For the first
     seat, in that order, whose next score up is a solved state ``near`` (the
     mover's own first), the estimate is ``2 near - far`` where the score after
     that is solved too (``far``), else ``near``, clipped to chances that add
@@ -198,7 +200,8 @@ def guess_above(scores: np.ndarray, goal: int, rows: np.ndarray, w: np.ndarray) 
             near = np.full((p, n), np.nan)
             ok = todo & (up < goal)
             if ok.any():
-                near[ok] = every_seat(w[tuple(at[ok].T)])
+                cells = at[ok] if where is None else where[at[ok]]
+                near[ok] = every_seat(w[tuple(cells.T)])
             found.append(near)
         near, far = found
         have = np.isfinite(near).all(axis=1)

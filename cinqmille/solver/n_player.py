@@ -46,56 +46,7 @@ take-over offers and the scoreless-turn counters; for three players and more
 the last round and take-over offers are below.
 
 Last round and take-over
-========================
-Both are solved exactly for every table size (`rounds`, with the same kernel
-and level solver; at ``n = 2`` its tables are the two-player driver's to
-1e-15, a test). Under ``last_round`` the seat of the mover matters (seat 0
-opens each round): the turn starts are ``V(k, s)``, a bust or a bank hands the
-dice to seat ``k + 1 mod n``, so a bust cycle is still ``n`` rows of one level.
-A bank of seat ``k < n - 1`` that reaches the goal (exactly, under ``exact``)
-with ``new`` points, ``t`` turn points and ``m`` dice in hand starts the last
-round: the seats ``k + 1 .. n - 1`` play one last turn each, in order. For the
-seat ``j`` to play, against the target ``T`` (the leader's score under
-``reach``, the goal under ``exact``) with the scores ``b_j, .., b_{n-1}`` of
-the seats still to play, ``F_j(T, b, offer)`` is the vector of their chances
-(the leader has the rest):
-
-.. math::
-
-    F_{n-1}(T, b) &= Q(b_{n-1}, T, \mathrm{offer}) \quad (\text{the two-player last turn, `LastTurn`})\\
-    F_j(T, b) &= \text{the turn of seat } j \text{ with bust vector } (0, F_{j+1}(T, b_{>j}, -)),\
-        \text{a bank of } t' \text{ with } m' \text{ dice that takes the victory}\\
-        &\quad \text{worth } (1 - \textstyle\sum F_{j+1}, F_{j+1}(T', b_{>j}, (t', m'))),\
-        T' = b_j + t' \ (\text{reach}),\ \text{the goal (exact)}
-
-A bank takes the victory when it passes ``T`` (reach; an equal score does not)
-or reaches the goal exactly (exact); a fault there counts as a bust; no other
-bank is made in a last turn (it is worth nothing to the banker: rolling on is
-never worth less). An instant win is the mover's; the trigger's bank is worth
-``(1 - sum F_{k+1}, F_{k+1}, 0, ..)`` in his order. Under ``reach`` the trigger
-and every middle seat may roll on past the target; their rows are followed
-until the targets are alike (``LastTurn.reach_extension``, the chance of a
-last turn no longer depending on the target to 1e-15): targets past
-``goal + extension`` are moved back by whole periods (the taken points with
-them), so that the banks past a row's cap depend on the parity only, and the
-kernel's terminal states carry every seat (`compiled.terminal_rows`).
-
-``take_over``: a bank of ``t`` points with ``m`` dice that leaves the banker
-below the goal passes the dice to the next turn start ``s'``; if its mover has
-opened (and, under ``exact``, ``t`` does not take him past the goal), it is
-worth ``O(s', t, m)``: the next mover's turn start, or the vector of rolling
-from ``(t, m)`` (he must roll before he banks) when that is better for him by
-more than ``TIE`` (on a tie he starts afresh). The same offer is made in the
-last round (the victory bank of the previous player, taken over with his
-points). The roll from ``(t, m)`` of a row is its own turn shifted by ``t``
-(`rounds.taken_rolls`: one kernel pass of a row of score ``a + t``, cap
-``cap - t``, its bank at the taken state not allowed), so every seat's value
-follows the mover's choices as in the turn itself. ``O`` of a level is
-recorded when the level is solved, before any smaller sum needs it.
-
-What the n-player solver does not have: the history rules and the
-scoreless-turn counters are solved as for two players (`relaxations`).
-"""
+================="""
 
 from __future__ import annotations
 
@@ -106,6 +57,7 @@ import numpy as np
 
 from ..rules import Rules
 from .grid import ScoreGrid
+from .checkpoint import Checkpoint, LevelRecord
 from .kernel import TIE, TurnKernel
 from .level import LevelTurns, find_rows, guess_above, residual_words, solve_level
 from .settle import Settled
@@ -139,31 +91,73 @@ class Level:
     rows: np.ndarray  # (P, n) scores in playing order from the mover, units
     caps: np.ndarray  # (P,)
     succ: np.ndarray  # (P,) the row a bust leads to: the scores rotated, (a, b, c) -> (b, c, a)
+    at: np.ndarray  # (P, n) the positions of the scores (`ScoreGrid.slots`): the row's cell of the table
+
+
+def level_sums(grid: ScoreGrid, players: int) -> np.ndarray:
+    """(sums, rows, states): every sum of `players` possible scores (units), highest first, with the number of
+    score rows of that sum and their turn states (``(cap + 1) D`` per row), counted by convolution."""
+    possible = np.zeros(grid.goal, dtype=np.int64)
+    possible[grid.scores] = 1
+    weight = np.zeros(grid.goal, dtype=np.int64)
+    weight[grid.scores] = grid.cap(grid.scores) + 1
+    rows, states = possible, weight
+    for _ in range(players - 1):
+        rows, states = np.convolve(rows, possible), np.convolve(states, possible)
+    sums = np.flatnonzero(rows)[::-1]
+    return np.stack([sums, rows[sums], states[sums] * grid.rules.dice], axis=1)
+
+
+def level_at(grid: ScoreGrid, players: int, total: int, heads: tuple[np.ndarray, np.ndarray] | None = None,
+             pending_only: bool = False) -> Level:
+    """The level of sum `total` (units), built on its own: the rows of `players` possible scores adding up to
+    `total` in lexicographic order, then sorted by the mover's cap (stable); `heads`: the `level_heads` of the
+    grid, when the caller keeps them (`pending_only`: as `levels` says)."""
+    s = grid.scores
+    pos, sums = heads if heads is not None else level_heads(grid, players)
+    parts = []
+    for c in range(len(s)):  # the last score at position c: the heads that add up to the rest
+        lo, hi = np.searchsorted(sums, [total - s[c], total - s[c] + 1])
+        if hi > lo:
+            parts.append(np.column_stack([pos[lo:hi], np.full(hi - lo, c, dtype=np.int64)]))
+    at = np.concatenate(parts) if parts else np.zeros((0, players), dtype=np.int64)
+    width = len(s)
+    code = np.ravel_multi_index(tuple(at.T), (width,) * players) if len(at) else np.zeros(0, dtype=np.int64)
+    at = at[np.argsort(code, kind="stable")]
+    rows = s[at]
+    if pending_only:
+        keep = np.isin(rows, np.asarray(grid.pending, dtype=np.int64)).any(axis=1)
+        at, rows = at[keep], rows[keep]
+    caps = grid.cap(rows[:, 0])
+    order = np.argsort(-caps, kind="stable")
+    at, rows, caps = at[order], rows[order], caps[order]
+    code = np.zeros(len(at), dtype=np.int64)
+    key = np.zeros(len(at), dtype=np.int64)
+    for j in range(players):
+        code = code * width + at[:, j]
+        key = key * width + at[:, (j + 1) % players]
+    succ = find_rows(code, key)  # a bust rotates the scores: always a row of the level
+    return Level(rows, caps, succ, at)
+
+
+def level_heads(grid: ScoreGrid, players: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every choice of the first ``players - 1`` scores (positions, lexicographic order) sorted by their sum, and
+    those sums (units): a level's rows are read from them (`level_at`)."""
+    s = grid.scores
+    k = players - 1
+    pos = np.stack(np.meshgrid(*([np.arange(len(s))] * k), indexing="ij"), axis=-1).reshape(-1, k)
+    sums = s[pos].sum(axis=1)
+    order = np.argsort(sums, kind="stable")
+    return pos[order], sums[order]
 
 
 def levels(grid: ScoreGrid, players: int, pending_only: bool = False) -> list[tuple[int, Level]]:
     """Every level of turn starts, highest sum first (`pending_only`: the rows where a player holds a pending
-    start, `ScoreGrid.pending`; a bust rotates a row, so they are closed under it)."""
-    s = grid.scores
-    rows = np.stack(np.meshgrid(*([s] * players), indexing="ij"), axis=-1).reshape(-1, players)
-    if pending_only:
-        rows = rows[np.isin(rows, np.asarray(grid.pending, dtype=np.int64)).any(axis=1)]
-    sums = rows.sum(axis=1)
-    out = []
-    g = grid.goal
-    for total in np.unique(sums)[::-1]:
-        level = rows[sums == total]
-        caps = grid.cap(level[:, 0])
-        order = np.argsort(-caps, kind="stable")
-        level, caps = level[order], caps[order]
-        code = np.zeros(len(level), dtype=np.int64)
-        key = np.zeros(len(level), dtype=np.int64)
-        for j in range(players):
-            code = code * g + level[:, j]
-            key = key * g + level[:, (j + 1) % players]
-        succ = find_rows(code, key)  # a bust rotates the scores: always a row of the level
-        out.append((int(total), Level(level, caps, succ)))
-    return out
+    start, `ScoreGrid.pending`; a bust rotates a row, so they are closed under it). Every level at once: the
+    solver builds them one at a time (`level_at`)."""
+    heads = level_heads(grid, players)
+    out = [(int(t), level_at(grid, players, int(t), heads, pending_only)) for t in level_sums(grid, players)[:, 0]]
+    return [(t, lv) for t, lv in out if len(lv.rows)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,43 +173,65 @@ class Chasing:
 
 def solve_players(rules: Rules, players: int = 3, tol: float = 1e-12, progress: Progress | None = None,
                   kernel: TurnKernel | None = None, pending: tuple[int, ...] = (),
-                  base: np.ndarray | None = None) -> tuple[np.ndarray, LevelStats, Chasing]:
-    """Turn-start seat values ``W[a, b, c, j]`` (units of 50; j < players - 1; NaN for impossible scores),
-    the solve's figures, and the cycles without a stationary policy (`CHASE`, `Chasing`).
+                  base: np.ndarray | None = None, base_scores: np.ndarray | None = None,
+                  checkpoint: Checkpoint | None = None) -> tuple[np.ndarray, LevelStats, Chasing]:
+    """Turn-start seat values ``W[ia, ib, ic, j]`` (j < players - 1) at the positions of the possible scores
+    (`ScoreGrid.slots`: read them with `ScoreGrid.seat_values`), the solve's figures, and the cycles without a
+    stationary policy (`CHASE`, `Chasing`).
 
-    `pending` and `base` extend a solved table `base` to the starting scores below
-    the opening (units; `solver.starts`): only the rows where a player holds one
-    are solved, the others read from `base`.
+    `pending` and `base` extend a solved table `base` (laid out on the scores
+    `base_scores`, by default the ruleset's) to the starting scores below the
+    opening (units; `solver.starts`): only the rows where a player holds one
+    are solved, the others read from `base`. With a `checkpoint` every finished
+    level is kept on disk, and the levels found there are read, not solved
+    (`checkpoint`). `progress` is told the fraction of turn states done.
     """
     if not 2 <= players <= MAX_PLAYERS:
         raise ValueError(f"players must be 2 to {MAX_PLAYERS}, got {players}")
     grid = ScoreGrid.of(rules, pending)
     kernel = kernel or TurnKernel(rules)
-    g = grid.goal
-    w = np.full((g,) * players + (players - 1,), np.nan) if base is None else base.copy()
-    todo = levels(grid, players, pending_only=base is not None)
-    passes = states = 0
+    g, s = grid.goal, len(grid.scores)
+    w = np.full((s,) * players + (players - 1,), np.nan)
+    if base is not None:
+        from_scores = ScoreGrid.of(rules).scores if base_scores is None else np.asarray(base_scores)
+        w[np.ix_(*([grid.slots(from_scores)] * players))] = base
+    sums = level_sums(grid, players)
+    heads = level_heads(grid, players)
+    total_states = max(int(sums[:, 2].sum()), 1)
+    done_states = levels_done = passes = states = 0
     worst = 0.0
     chasing: list[np.ndarray] = []
     cycles: list[tuple[np.ndarray, Settled]] = []
     top = int(grid.cap(grid.scores).max())
-    codes = grid.bank_codes(np.arange(g), top)  # every bank of every score, read with the turn starts (`StartBanks`)
-    for i, (_, level) in enumerate(todo):
-        a, others = level.rows[:, 0], level.rows[:, 1:]
-        turns = LevelTurns(a, level.caps, grid.start_banks(a, others, top, w, codes=codes), level.succ,
-                           np.zeros((len(a), players - 1)), guess_above(grid.scores, g, level.rows, w))
-        solved = solve_level(kernel, turns, tol)
-        w[tuple(level.rows.T)] = solved.values
-        if len(solved.unsettled):
-            chasing.append(level.rows[solved.unsettled])
-            cycles.extend((level.rows[record.rows], record) for record in solved.settled)
-        passes += solved.passes
-        res = solved.residual
-        states += int((level.caps + 1).sum()) * rules.dice
-        worst = max(worst, res)
+    codes = grid.position_codes(top)  # every bank of every score, read with the turn starts (`StartBanks`)
+    resuming = checkpoint is not None
+    for total, _, level_states in sums.tolist():
+        level = level_at(grid, players, total, heads, pending_only=base is not None)
+        done_states += level_states
+        if not len(level.rows):
+            continue
+        found = checkpoint.load(total, len(level.rows)) if resuming and checkpoint is not None else None
+        resuming = found is not None
+        if found is None:
+            a, others = level.rows[:, 0], level.rows[:, 1:]
+            turns = LevelTurns(a, level.caps, grid.start_banks(a, others, top, w, codes=codes), level.succ,
+                               np.zeros((len(a), players - 1)), guess_above(grid.scores, g, level.rows, w, grid.where))
+            solved = solve_level(kernel, turns, tol)
+            found = LevelRecord(solved.values, solved.passes, solved.residual,
+                                int((level.caps + 1).sum()) * rules.dice, solved.unsettled, solved.settled)
+            if checkpoint is not None and not checkpoint.save(total, found):
+                checkpoint = None  # warned once: the rest is solved without keeping it
+        w[tuple(level.at.T)] = found.values
+        if len(found.unsettled):
+            chasing.append(level.rows[found.unsettled])
+            cycles.extend((level.rows[record.rows], record) for record in found.settled)
+        levels_done += 1
+        passes += found.passes
+        states += found.states
+        worst = max(worst, found.residual)
         if progress is not None:
-            progress((i + 1) / len(todo))
-    stats = LevelStats(levels=len(todo), passes=passes, states=states, residual=worst)
+            progress(done_states / total_states)
+    stats = LevelStats(levels=levels_done, passes=passes, states=states, residual=worst)
     rows = np.concatenate(chasing) if chasing else np.zeros((0, players), dtype=np.int64)
     return w, stats, Chasing(rows, tuple(cycles))
 
@@ -314,10 +330,9 @@ def _seat_pass(result: "SolveResult", a: int, others: np.ndarray, seat: int = 0,
     if result.rounds is not None:
         caps, bank, term, bust = result.rounds.seat_inputs(seat, mover, rest, result.tables, result.offers)
     else:
-        w = result.values
         caps = grid.cap(mover)
-        bust = pass_dice(w[tuple(rest.T) + (mover,)])
-        bank = grid.seat_bank_table(mover, rest, int(caps[0]) + 1, w)
+        bust = pass_dice(grid.seat_values(result.values, np.column_stack([rest, mover])))
+        bank = grid.seat_bank_table(mover, rest, int(caps[0]) + 1, result.values)
     n = int(caps[0]) + 2
     moves = kernel.move_table(k, int(caps.max()))
     _, _, ta, tb = kernel.run(mover, caps, bank, bust[:, 0].copy(), keep_table=True, moves=moves, term_bank=term)

@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .. import parsing
 from ..errors import CinqmilleError
@@ -58,7 +59,8 @@ class SolveResult:
     solver_version: str
     extra: dict[str, Any] = field(default_factory=dict)
     offers: np.ndarray | None = None  # take_over: offers[seat, a, b, t, m-1], the value of being offered (t, m)
-    players: int = 2  # 3: values are W[a, b, c, j], the chances of seats j = 0, 1 in playing order from the mover
+    players: int = 2  # 3 or more: values are W[ia, ib, ic, j] by score positions (`ScoreGrid.slots`), the chances
+    # of seats j = 0, 1 in playing order from the mover: read them with `seat_values`
 
     # -- the win objective ---------------------------------------------------------
     @cached_property
@@ -111,6 +113,17 @@ class SolveResult:
         from .starts import chances
 
         return tuple(float(x) for x in chances(self, [self.rules.starts(self.players)])[0])
+
+    def seat_values(self, rows: ArrayLike, seat: int = 0) -> np.ndarray:
+        """Three players or more: the stored seats (the first n - 1, in playing order from the mover) of the turn
+        starts `rows` (scores in units, shape (..., n), the mover first; the mover of `seat` under a last round),
+        NaN where a score cannot occur (by score positions, `ScoreGrid.seat_values`; under a last round or
+        take-over offers, by score units: the rounds' tables)."""
+        self._need("win")
+        if self.rounds is not None:  # the rounds' layout: every score unit, a seat axis (`tables`, `rounds`)
+            at = tuple(np.moveaxis(np.asarray(rows, dtype=np.int64), -1, 0))
+            return np.array(self.tables[(seat if self.seats > 1 else 0,) + at], dtype=float)
+        return self.grid.seat_values(self.values, rows)
 
     def expected_turn(self, opened: bool = True) -> float:
         """`expected` objective: the mean points of a turn played for them, from its start (a bust banks 0)."""
@@ -260,7 +273,7 @@ class SolveResult:
             lead = [int(scores[i]) for i in np.unravel_index(int(group), (s,) * (n - 1))]
             others = np.column_stack([np.full(s, x) for x in lead[1:]] + [scores])
             start = seat_starts(self, lead[0], others)
-            stored = self.tables[(0,) + tuple(lead) + (scores,)]
+            stored = self.seat_values(np.column_stack([np.full((s, n - 1), lead), scores]))
             if differs(start[:, 0], stored[:, 0], tol):
                 return "its chances are not the game's solution (a sample of rows evaluated again differs)"
             found, want = start[:, 1:], stored[:, 1:]

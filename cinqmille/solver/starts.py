@@ -24,6 +24,7 @@ from ..position import PositionError
 from ..rules.bank import UNIT
 from ..rules.loading import start_problem
 from ..work import Progress
+from .grid import ScoreGrid
 from .seats import every_seat
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ class Extended:
     """A solved table with the rows of some pending starts added: ``values`` shaped like the result's tables."""
 
     pending: tuple[int, ...]  # the pending starts (units) whose rows are solved
-    values: np.ndarray  # two players: W[kind, a, b]; n players: W[a, b, ..., j]
+    values: np.ndarray  # two players: W[kind, a, b]; n players: W[ia, ib, ..., j] on the grid with `pending`
     notes: tuple[str, ...]  # what the added rows assume (chasing cycles settled), empty when exact
     residual: float
     offers: np.ndarray | None = None  # n players under take_over: the offers of the table with those rows
@@ -72,8 +73,10 @@ def extended(result: "SolveResult", pending: tuple[int, ...], progress: Progress
     else:
         from .n_player import chase_note, solve_players
 
+        pending = tuple(sorted(set(pending) | set(result.grid.pending)))  # the base's own rows stay on the grid
         values, n_stats, chasing = solve_players(result.rules, result.players, kernel=result.kernel,
-                                                 pending=pending, base=result.values, progress=progress)
+                                                 pending=pending, base=result.values,
+                                                 base_scores=result.grid.scores, progress=progress)
         ext = Extended(pending, values, chase_note(chasing, n_stats.residual), n_stats.residual)
     have[pending] = ext
     return ext
@@ -101,8 +104,12 @@ def chances(result: "SolveResult", starts: Sequence[Sequence[int]]) -> np.ndarra
     if result.players == 2:
         mover = ext.values[0, index[:, 0], index[:, 1]][:, None]  # kind 0: seat 0 to move, counters at 0
     else:
-        table = ext.values if ext.values.ndim == result.players + 1 else ext.values[0]  # seat 0 moves first
-        mover = table[tuple(index.T)]
+        if result.rounds is not None:  # the rounds' layout by score units (`SolveResult.seat_values`)
+            table = ext.values if ext.values.ndim == result.players + 1 else ext.values[0]  # seat 0 moves first
+            mover = table[tuple(index.T)]
+        else:
+            grid = ScoreGrid.of(result.rules, ext.pending) if ext.pending else result.grid
+            mover = grid.seat_values(ext.values, index)
     return every_seat(mover)
 
 
@@ -122,7 +129,6 @@ def at_starts(result: "SolveResult", scores: Sequence[int]) -> "SolveResult":
     made: dict[tuple[int, ...], "SolveResult"] = result.__dict__.setdefault("_at_starts", {})
     found = made.get(pending)
     if found is None:
-        from .grid import ScoreGrid
         from .turns import GameModel
 
         ext = extended(result, pending)
@@ -133,7 +139,7 @@ def at_starts(result: "SolveResult", scores: Sequence[int]) -> "SolveResult":
         model = GameModel(result.rules, result.kernel, pending)
         if model.offers is not None and result.offers is not None:
             model.offers = result.offers  # a seat on its head start is never offered a take-over (not opened)
-        found.__dict__.update(kernel=result.kernel, grid=ScoreGrid.of(result.rules, pending), model=model,
+        found.__dict__.update(kernel=result.kernel, grid=ScoreGrid.of(result.rules, ext.pending), model=model,
                               _at_starts={pending: found})
         made[pending] = found
     return found
