@@ -269,7 +269,8 @@ class Rounds:
             nxt = (int(s) + 1) % self.kinds
             a, others = rows[sel, 0], rows[sel, 1:]
             code = codes[:, : tmax + 1]
-            table = self.grid.start_banks(a, others, tmax, w[nxt], codes=code).table()
+            by_position = w[nxt][np.ix_(*([self.grid.scores] * n))]  # `ScoreGrid.start_banks` reads positions
+            table = self.grid.start_banks(a, others, tmax, by_position).table()
             code = code[a]
             if offers is not None:
                 i, tt, mm = np.nonzero(code >= 0)
