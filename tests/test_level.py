@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cinqmille.solver.level import newton_values
+from cinqmille.solver.cycle import newton_values
 
 
 def dense_fixed_point(full_a: np.ndarray, big_b: np.ndarray, succ: np.ndarray, outside: np.ndarray) -> np.ndarray:

@@ -14,7 +14,8 @@ from cinqmille.solver import level as level_mod
 from cinqmille.solver import settle as settle_mod
 from cinqmille.solver.grid import ScoreGrid
 from cinqmille.solver.kernel import BankTable, TurnKernel
-from cinqmille.solver.level import LevelTurns, solve_level
+from cinqmille.solver.cycle import LevelTurns
+from cinqmille.solver.level import solve_level
 from cinqmille.solver.n_player import chase_note, levels, solve_players
 from cinqmille.solver.seats import pass_dice
 from test_brute_force_n import rules_of

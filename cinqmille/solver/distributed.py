@@ -23,6 +23,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -106,7 +107,7 @@ def use_cluster(scheduler: Any) -> Iterator[Any]:
         client = Client(scheduler, timeout=10) if own else scheduler
     except (OSError, TimeoutError, ValueError) as exc:
         raise CinqmilleError(f"--scheduler: cannot reach a Dask scheduler at {scheduler!r} ({exc})") from None
-    CLUSTER[:] = [client]
+    CLUSTER[:] = [partial(run_on_cluster, client)]
     try:
         yield client
     finally:

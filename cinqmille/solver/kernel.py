@@ -34,7 +34,8 @@ from .seats import pass_dice
 NEG = -np.inf
 #: Row-layers of a pass (the sum of ``cap + 1`` over its rows) from which its rows are cut between threads.
 THREAD_WORK = 2000
-#: The Dask cluster that passes run on (`distributed.use_cluster`; empty: in this process, on every core).
+#: The runner of passes on a Dask cluster (`distributed.use_cluster` sets it: its `run_on_cluster` bound to the
+#: client; empty: in this process, on every core). Called with the pass's arguments; None: run it here.
 CLUSTER: list[Any] = []
 #: Set in a thread that runs a cluster's chunk (a worker may share the driver's process): its passes stay here.
 ON_WORKER = threading.local()
@@ -483,9 +484,7 @@ class TurnKernel:
         arithmetic is the same either way.
         """
         if not keep_table and CLUSTER and not getattr(ON_WORKER, "on", False):
-            from .distributed import run_on_cluster
-
-            done = run_on_cluster(CLUSTER[0], self, scores, caps, bank, l0, term_bank, rows)
+            done = CLUSTER[0](self, scores, caps, bank, l0, term_bank, rows)
             if done is not None:
                 return done[0], done[1], None, None
         from . import compiled  # Numba is imported by the first pass, not with the kernel (reading tables needs none)

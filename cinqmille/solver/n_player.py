@@ -59,7 +59,8 @@ from ..rules import Rules
 from .grid import ScoreGrid
 from .checkpoint import Checkpoint, LevelRecord
 from .kernel import TIE, TurnKernel
-from .level import LevelTurns, find_rows, guess_above, residual_words, solve_level
+from .cycle import LevelTurns
+from .level import find_rows, guess_above, residual_words, solve_level
 from .settle import Settled
 from .seats import pass_dice
 from .turns import counted

@@ -25,7 +25,8 @@ from ..rules.bank import SCORED
 from .grid import ScoreGrid
 from .kernel import NEG, TIE, BankTable, Pair, TurnKernel
 from .last_turn import LastTurn
-from .level import LevelTurns, guess_above, solve_level
+from .cycle import LevelTurns
+from .level import guess_above, solve_level
 from .n_player import Chasing, levels
 from .seats import pass_dice
 from .settle import Settled

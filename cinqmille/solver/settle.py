@@ -31,7 +31,7 @@ playing the bank-side policy, drawn at the turn start: the same pair.)
 
 The settlement of a cycle is a choice, for every row, of a pure piece or of a
 kink with its ``q``, such that, with the values ``V(q)`` of the cycle formula
-(`level.newton_values`, rational in ``q``) and ``L_i = pass_dice(V_succ(i))_0``:
+(`cycle.newton_values`, rational in ``q``) and ``L_i = pass_dice(V_succ(i))_0``:
 
 * a mixing row is indifferent: ``L_i(q) = l*_i`` (both of its policies are
   then best responses, and so is every mixture), ``0 <= q_i <= 1``;
@@ -64,15 +64,13 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 import numpy as np
 
+from .cycle import LevelTurns, newton_values
 from .kernel import TurnKernel, bank_rows
 from .seats import every_seat, pass_dice
-
-if TYPE_CHECKING:
-    from .level import LevelTurns
 
 #: Newton steps on a chasing cycle whose range of bust values holds the kinks the chase crosses.
 WINDOW_STEPS = 12
@@ -104,14 +102,14 @@ Kink = tuple[float, np.ndarray, float, np.ndarray, float]  # (l*, A^b, B^b, A^r,
 
 
 def _full(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Every seat's A, the last ``1 - B - sum`` (the form `level.newton_values` rotates)."""
+    """Every seat's A, the last ``1 - B - sum`` (the form `cycle.newton_values` rotates)."""
     return every_seat(a) - b[:, None] * np.eye(1, a.shape[1] + 1, a.shape[1])
 
 
 class _Cycle:
     """The kernel passes and cycle solves of one cycle's rows."""
 
-    def __init__(self, kernel: TurnKernel, level: "LevelTurns", rows: np.ndarray):
+    def __init__(self, kernel: TurnKernel, level: LevelTurns, rows: np.ndarray):
         self.kernel, self.level, self.rows = kernel, level, rows
         local = np.full(len(level.succ), -1, dtype=np.int64)
         local[rows] = np.arange(len(rows))
@@ -136,8 +134,6 @@ class _Cycle:
 
     def values(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Stored seat values of the cycle's rows for the turn pairs (a, b): the cycle formula."""
-        from .level import newton_values
-
         c = len(self.rows)
         return newton_values(_full(a, b), b, self.succ, np.zeros((c, self.k)), np.arange(c))
 
@@ -198,7 +194,7 @@ def _root(fun: Callable[[np.ndarray], np.ndarray], u: int) -> list[np.ndarray]:
     return found
 
 
-def settle_cycle(kernel: TurnKernel, level: "LevelTurns", rows: np.ndarray, value: np.ndarray,
+def settle_cycle(kernel: TurnKernel, level: LevelTurns, rows: np.ndarray, value: np.ndarray,
                  ) -> tuple[Settled, np.ndarray | None]:
     """Settle the chasing cycle `rows` (level indices, ascending) of `level` from the level solver's `value`:
     the record, and the rows' settled stored seat values (None: left to averaging)."""

@@ -113,7 +113,8 @@ import numpy as np
 from ..rules import Rules
 from .grid import ScoreGrid
 from .kernel import TurnKernel
-from .level import LevelTurns, find_rows, guess_above, solve_level
+from .cycle import LevelTurns
+from .level import find_rows, guess_above, solve_level
 from .seats import passed
 from .turns import GameModel, counted
 
