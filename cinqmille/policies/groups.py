@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import warnings
 import zipfile
 from pathlib import Path
@@ -248,8 +249,13 @@ def ensure_groups(result: Any) -> Path | None:
     if int((result.policy.cap + 2).sum()) * result.rules.dice > MAX_STATES:
         return None
     path = groups_path(result.rules)
-    if cache.cache_file(path):
-        return path
+    try:
+        if cache.cache_file(path):
+            return path
+        if not path.parent.is_dir() or not os.access(path.parent, os.W_OK):
+            return None  # no cache folder to write in: the table's own write has said so (one warning)
+    except OSError:
+        return None  # a cache folder that cannot be read (a path too long): the table's read has said so
     try:
         return write_groups(result)
     except (OSError, CinqmilleError) as exc:

@@ -230,7 +230,11 @@ class KernelCache(caching.FunctionCache):  # type: ignore[misc]
             super()._save_overload(sig, data)
         except (OSError, CinqmilleError) as exc:
             folder = cache_dir()
-            if not (folder.is_dir() and os.access(folder, os.W_OK)):
+            try:
+                usable = folder.is_dir() and os.access(folder, os.W_OK)
+            except OSError:  # a folder that cannot even be looked at (a path too long)
+                usable = False
+            if not usable:
                 return  # the cache folder itself: the table cache's warning names it
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc).rpartition("(")[2]
             _warn_once("unwritable", f"cannot keep the compiled kernel in {short_path(kernel_cache_dir())} "
