@@ -540,7 +540,8 @@ def test_the_page_reviews_the_game_from_the_questions_asked(server: str, browser
                 d.find_element(By.ID, field).send_keys(value)
         d.find_element(By.ID, "advise").click()
         wait(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#options tr.best") and roll in json.dumps(
-            d.execute_script("return JSON.parse(localStorage.getItem('cinqmille.sheet.v1')).questions")))
+            d.execute_script("return JSON.parse(localStorage.getItem('cinqmille.sheet.v1')).questions")),
+             timeout=240)  # the first answer may solve the table and compile the kernel (a fresh machine)
 
     ask("0", "", "15332")  # Player 1 keeps the 1 and rolls 4 dice ...
     ask("100", "", "1124")  # ... keeps 1-1 and banks 300
