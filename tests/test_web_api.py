@@ -409,3 +409,100 @@ def test_a_game_of_three_waiting_for_its_table_gets_the_two_player_move_without_
     assert best is not None and interim["move"] == choice_words(best)  # Cy at 0 against Bob (350), who leads
     assert "No chance is shown" in interim["text"] and "%" not in interim["text"]
     assert ask(client, {**sheet, "roll": "15332"})["figure"]["table"] == 3
+
+
+#: A ruleset whose four-player table solves in about a second (`serve --prepare 4` in the tests).
+PREPARE_TOML = 'name = "prep-four"\ngoal = 300\nopening = 100\nend = "exact"\n'
+
+
+def test_a_prepared_table_says_when_it_is_ready_and_is_read(client: TestClient) -> None:
+    """`Tables.prepare` (serve --prepare 4) solves the four-player table in the background; GET /api/prepared says
+    how far it is ("solving, N %") and then that it is ready, and a four-player game's advice reads it."""
+    from cinqmille.rules.loading import rules_from_text
+
+    rules = rules_from_text(PREPARE_TOML)
+    assert client.get("/api/prepared").json() == {"tables": []}
+    tables = client.app.state.tables  # type: ignore[attr-defined]
+    job = tables.prepare(rules, 4)
+    seen = []
+    for _ in range(1200):
+        [status] = client.get("/api/prepared").json()["tables"]
+        seen.append(status)
+        if status["status"] != "solving":
+            break
+        assert re.fullmatch(r"four-player table of 'prep-four': solving, \d+ %", status["text"]), status
+        time.sleep(0.05)
+    assert status["status"] == "ready", status
+    assert status["text"] == "four-player table of 'prep-four': ready"
+    assert status["players"] == 4 and status["job"] == job.key and status["progress"] == 1.0
+    assert client.get("/api/progress", params={"job": job.key}).json()["status"] == "ready"
+    assert tables.prepare(rules, 4) is job  # asked again: the same job, not a second solve
+    sheet = {"rules": {"toml": PREPARE_TOML}, "players": ["A", "B", "C", "D"], "entries": [{"kind": "bank",
+                                                                                             "points": 100}]}
+    data = ask(client, {**sheet, "turn": 50, "dice": 4})
+    assert data["exact"] and data["position"]["opp"] == [0, 0, 100]
+    page = client.get("/").text
+    assert 'id="prepared"' in page and "/api/prepared" in client.get("/static/app.js").text
+
+
+def test_a_prepared_solve_stops_with_the_server_and_says_so() -> None:
+    """A prepared solve still running when the server stops is stopped at its next progress report (between two
+    levels: the finished ones stay on disk), and its status says why; a too-large table is an error, not a crash."""
+    from cinqmille.rules.loading import rules_from_text
+    from cinqmille.solver.budget import Limits
+    from cinqmille.web.tables import Tables
+
+    started = []
+
+    def endless(rules: object, objective: str, progress: Any = None, players: int = 2, limits: Any = None) -> Any:
+        started.append(limits)
+        while True:
+            progress(0.25)
+            time.sleep(0.01)
+
+    store = Tables(solver=endless)
+    rules = rules_from_text(PREPARE_TOML.replace("prep-four", "prep-stop"))
+    job = store.prepare(rules, 3)
+    for _ in range(500):
+        if job.progress == 0.25:
+            break
+        time.sleep(0.01)
+    assert store.prepared()[0]["text"] == "three-player table of 'prep-stop': solving, 25 %"
+    store.close()
+    assert job.done.wait(10)
+    assert store.prepared()[0]["status"] == "error" and "server stopped" in store.prepared()[0]["text"]
+    assert started[0].states == Limits.from_env(default_states=20_000_000_000).states  # `cinqmille solve`'s
+    small = Tables().prepare(rules_from_text(PREPARE_TOML.replace("prep-four", "prep-big")), 4, Limits(states=10))
+    assert small.done.wait(10) and "turn states" in (small.error or "")
+
+
+def test_serve_prepare_solves_the_table_in_the_background(session_cache: Path, tmp_path: Path) -> None:
+    """`cinqmille serve --prepare 3,4` says what it prepares, the page's status says when each is ready, and a
+    table beyond the budget or a count out of range is one line before anything is served."""
+    path = tmp_path / "prep.toml"
+    path.write_text(PREPARE_TOML.replace("prep-four", "prep-serve"))
+    proc = subprocess.Popen([sys.executable, "-m", "cinqmille", "serve", "--rules", str(path), "--port", "0",
+                             "--prepare", "3,4"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=os.environ.copy())
+    try:
+        lines = [proc.stdout.readline() if proc.stdout else "" for _ in range(3)]
+        assert lines[0].startswith("Preparing the three-player table of 'prep-serve' in the background: "), lines
+        assert lines[1].startswith("Preparing the four-player table of 'prep-serve'"), lines
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/", lines[2])
+        assert match, lines
+        for _ in range(600):
+            with urllib.request.urlopen(f"http://127.0.0.1:{match.group(1)}/api/prepared", timeout=10) as r:
+                tables = json.load(r)["tables"]
+            if all(t["status"] != "solving" for t in tables):
+                break
+            time.sleep(0.1)
+        assert [t["text"] for t in tables] == ["three-player table of 'prep-serve': ready",
+                                               "four-player table of 'prep-serve': ready"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    for args, words in ((["--prepare", "5", "--rules", "standard"], "would visit about"),
+                        (["--prepare", "4,1"], "--prepare: must be at least 2")):
+        bad = CliRunner().invoke(main, ["serve", "--port", "0", *args])
+        assert bad.exit_code == 2 and words in bad.output and len(bad.output.strip().splitlines()) == 1, bad.output

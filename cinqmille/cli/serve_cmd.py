@@ -7,6 +7,10 @@ import socket
 
 import click
 
+from ..errors import CinqmilleError
+from ..parsing import whole
+from ..solver.n_player import MAX_PLAYERS
+from ..words import number_word
 from .common import fail, friendly_errors, resolve_rules, rules_option
 
 #: The one line printed when the web extra is missing.
@@ -40,9 +44,13 @@ def web_available() -> bool:
                    f"[default: {CACHE_MAX_MB}].")
 @click.option("--max-queued", type=click.IntRange(1, 100), default=None,
               help="Solves queued or running at most (a 429 answer beyond) [default: 4].")
+@click.option("--prepare", "prepare_spec", multiple=True, metavar="N[,N...]",
+              help=f"Solve the tables of these numbers of players (2 to {MAX_PLAYERS}) of --rules in the background "
+                   "now, within the limits of `cinqmille solve` (--prepare 4: the four-player table, 12.2 billion "
+                   "turn states for standard); the page says when each is ready. An interrupted solve resumes.")
 @friendly_errors
 def command(rules_spec: str, host: str | None, lan: bool, port: int, cache_max_mb: int | None,
-            max_queued: int | None) -> None:
+            max_queued: int | None, prepare_spec: tuple[str, ...]) -> None:
     """Start the score sheet in the browser, with live advice; Ctrl-C stops it.
 
     The page keeps each game in the browser; the sheet applies the ruleset's
@@ -56,6 +64,8 @@ def command(rules_spec: str, host: str | None, lan: bool, port: int, cache_max_m
     from ..web.access import Access, is_local
     from ..web.app import create_app
     from ..web.lan import lan_address, qr_available, qr_text
+    from ..solver.api import is_cached
+    from ..solver.budget import SOLVE_STATES, Limits, check_budget
     from ..web.tables import MAX_QUEUED, Tables
 
     if lan and host is not None:
@@ -63,6 +73,9 @@ def command(rules_spec: str, host: str | None, lan: bool, port: int, cache_max_m
     if lan and not qr_available():
         fail(MISSING_EXTRA)
     rules = resolve_rules(rules_spec)
+    counts = player_counts(prepare_spec)
+    limits = Limits.from_env(default_states=SOLVE_STATES)
+    sizes = {n: None if is_cached(rules, n) else check_budget(rules, "win", limits, n).states for n in counts}
     address = lan_address() if lan else None
     if lan and address is None:
         click.echo("No local network address found: listening on 0.0.0.0 (every interface); open the page at "
@@ -73,6 +86,11 @@ def command(rules_spec: str, host: str | None, lan: bool, port: int, cache_max_m
     shown = f"[{host}]" if ":" in host else host
     share = f"http://{address}:{bound}/" if address is not None else None
     tables = Tables(max_queued=max_queued or MAX_QUEUED, cache_max_bytes=(cache_max_mb or CACHE_MAX_MB) * 2**20)
+    for n, states in sizes.items():
+        tables.prepare(rules, n, limits)
+        click.echo(f"Preparing the {number_word(n)}-player table of '{rules.name}' in the background: "
+                   + ("cached, read now" if states is None else f"{states:,} turn states to solve")
+                   + " (the page says when it is ready)")
     app = create_app(rules, tables, Access.bound(host, bound), share_url=share)
     server = uvicorn.Server(serving.config(app, log_level="warning", timeout_graceful_shutdown=2))
     if not is_local(str(sock.getsockname()[0])):
@@ -89,6 +107,20 @@ def command(rules_spec: str, host: str | None, lan: bool, port: int, cache_max_m
     finally:
         sock.close()
     click.echo("Stopped.")
+
+
+def player_counts(specs: tuple[str, ...]) -> tuple[int, ...]:
+    """The numbers of players of `--prepare` (each option a number or a list such as 3,4), in order, once each."""
+    counts: list[int] = []
+    for spec in specs:
+        for part in spec.split(","):
+            try:
+                n = whole(part.strip(), "--prepare", low=2, high=MAX_PLAYERS)
+            except CinqmilleError as exc:
+                fail(str(exc))
+            if n not in counts:
+                counts.append(n)
+    return tuple(counts)
 
 
 def listen(host: str, port: int) -> socket.socket:

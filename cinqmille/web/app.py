@@ -38,6 +38,7 @@ from ..json_values import finite
 from ..position import Position, PositionError
 from ..rules import Rules, load_rules, preset_descriptions, to_dict, to_toml
 from ..rules.loading import PRESET_NAMES, RulesError
+from ..solver.n_player import MAX_PLAYERS
 from ..words import number_word, table_words, threat_words
 from .access import Access, Guard
 from .bodies import ApiError, checked, parse_json, position_of, read_body, rules_of
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
 
 #: The API's endpoints (docs/web.md).
 ENDPOINTS = ("/api/rules", "/api/sheet", "/api/log", "/api/replay", "/api/advice", "/api/progress",
-             "/api/prepare", "/api/review", "/api/openapi.json", "/api/join")
+             "/api/prepare", "/api/prepared", "/api/review", "/api/openapi.json", "/api/join")
 #: Requests worked on at once in worker threads (the others wait their turn, off the event loop).
 WORKERS = 2
 
@@ -140,6 +141,8 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
         if players == 2:
             return store.get(rules, 2)
         read = table_players(rules, players)
+        # a larger table in memory (one the server was told to prepare, `serve --prepare`) is read before a smaller
+        read = next((more for more in range(min(players, MAX_PLAYERS), read, -1) if store.ready(rules, more)), read)
         if store.job(table_key(rules, read)) is None:  # first asked: the two-player table first (a few seconds),
             with contextlib.suppress(QueueFull):  # whose move the game is shown while its own table is solved
                 store.get(rules, 2)
@@ -251,6 +254,9 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
             raise ApiError(404, f"no table is being solved under the key {key!r}", field="job")
         return Json(job.as_dict())
 
+    async def prepared(request: Request) -> Response:
+        return Json({"tables": store.prepared()})
+
     async def api_missing(request: Request) -> Response:
         if request.url.path in ENDPOINTS:
             raise ApiError(405, f"{request.method[:10]} is not allowed on {request.url.path}")
@@ -292,6 +298,7 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
         Route("/api/advice", endpoint(advice_answer), methods=["POST"]),
         Route("/api/progress", progress, methods=["GET"]),
         Route("/api/prepare", endpoint(prepare_answer), methods=["POST"]),
+        Route("/api/prepared", prepared, methods=["GET"]),
         Route("/api/review", endpoint(review_answer), methods=["POST"]),
         Route("/api/openapi.json", api_document, methods=["GET"]),
         Route("/api/join", join, methods=["GET"]),

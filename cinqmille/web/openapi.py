@@ -23,6 +23,9 @@ ENDPOINT_DOCS: dict[tuple[str, str], tuple[str, tuple[int, ...]]] = {
     ("GET", "/api/progress"): ("The progress of a table being solved.", (200, 404)),
     ("POST", "/api/prepare"): ("Start solving the table a game of `count` players reads, ahead of its first "
                                "question (while the names are typed); its status.", (200, 429)),
+    ("GET", "/api/prepared"): ("The tables the server was told to prepare (`serve --prepare 4`): each one's status "
+                               "and progress, and in words (\"four-player table of 'standard': solving, 42 %\").",
+                               (200,)),
     ("POST", "/api/review"): ("The review of a sheet's game from the questions asked of the advice during it "
                               "(202 while the table is solved).", (200, 202, 422, 429)),
     ("GET", "/api/openapi.json"): ("This document.", (200,)),

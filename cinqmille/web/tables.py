@@ -8,7 +8,16 @@ recomputed), or a `Job` that a single background thread is working on, whose `pr
 `max_queued` wait or run (`QueueFull` beyond, a 429). A finished job's status
 stays answerable (a bounded record of the last `MAX_FINISHED`, apart from the
 tables in memory), and after each solve the oldest table files of the cache are
-deleted beyond `cache_max_bytes` (`solver.cache.evict_oldest`).
+deleted beyond `cache_max_bytes` (`solver.cache.evict_oldest`), never a prepared one.
+
+`Tables.prepare` (`serve --prepare 4`) solves a table the operator asked for by
+name, within the limits of `cinqmille solve` (the four-player `standard` table:
+12.2 billion turn states, a question's solve stops at 200 million), in a thread
+of its own, so that the questions' solves do not wait behind it; `prepared`
+is what the page shows of it ("four-player table: solving, 42 %"). Its thread
+is a daemon and stops at the next level when the server stops: the finished
+levels stay on disk (`solver.checkpoint`), and the next `serve --prepare`
+resumes there.
 
 A table in memory is shared by the rulesets of the same content (the name,
 description and starting scores change no table), but each answer carries the
@@ -30,9 +39,11 @@ from typing import TYPE_CHECKING
 
 from ..errors import CinqmilleError
 from ..rules import Rules, content_key
+from ..words import number_word
 
 if TYPE_CHECKING:
     from ..solver import SolveResult
+    from ..solver.budget import Limits
 
 #: Tables kept in memory (the oldest is dropped beyond this).
 MAX_TABLES = 8
@@ -42,6 +53,10 @@ MAX_QUEUED = 4
 MAX_FINISHED = 256
 #: Seconds a client is asked to wait when the queue is full.
 RETRY_AFTER = 10
+
+
+class Stopped(Exception):
+    """A prepared solve asked to stop (the server stops): raised from its progress report, between two levels."""
 
 
 class QueueFull(Exception):
@@ -62,6 +77,8 @@ class Job:
     error: str | None = None
     done: threading.Event = field(default_factory=threading.Event)
     future: "Future[None] | None" = field(default=None, repr=False)
+    players: int = 2
+    stop: threading.Event = field(default_factory=threading.Event, repr=False)  # asked to stop (a prepared solve)
 
     def as_dict(self) -> dict[str, object]:
         status = "error" if self.error is not None else ("ready" if self.done.is_set() else "solving")
@@ -133,6 +150,8 @@ class Tables:
         self.max_queued, self.cache_max_bytes = max_queued, cache_max_bytes
         self._solver = solver  # `solver.solve` unless given (a test's stand-in)
         self._pool: ThreadPoolExecutor | None = None  # started by the first solve, again after `close`
+        self._prepared: dict[str, Job] = {}  # the tables asked for by `prepare`, in the order asked
+        self._prepared_paths: list[Path] = []  # their cache files, never evicted (`_bound_cache`)
 
     def get(self, rules: Rules, players: int = 2) -> "SolveResult | Job":
         """The table if it is at hand (memory, or the disk cache), else the job that solves it (started if needed)."""
@@ -145,6 +164,8 @@ class Tables:
             if kept is not None:
                 return kept.as_asked(rules)
             job = self._jobs.get(key)
+            if job is None and key in self._prepared and not self._prepared[key].done.is_set():
+                job = self._prepared[key]  # being prepared: not solved twice
             if job is not None:
                 return job
         found = _load(rules, players)
@@ -164,11 +185,60 @@ class Tables:
     def job(self, key: str) -> Job | None:
         """The job of `key`: queued, running or finished (None when no such table was asked for lately)."""
         with self._lock:
-            job = self._jobs.get(key) or self._finished.get(key)
+            job = self._jobs.get(key) or self._prepared.get(key) or self._finished.get(key)
             if job is None and key in self._ready:
                 job = Job(key, self._ready[key].result.rules.name, 1.0)
                 job.done.set()
             return job
+
+    def ready(self, rules: Rules, players: int) -> bool:
+        """Whether the table of `rules` for `players` is in memory now (a prepared one read before the cache)."""
+        with self._lock:
+            kept = self._ready.get(table_key(rules, players))
+            return kept is not None and kept.current()
+
+    def prepare(self, rules: Rules, players: int, limits: "Limits | None" = None) -> Job:
+        """Read the table of `rules` for `players` from the cache, or solve it within `limits` (those of `cinqmille
+        solve` where not given), in a daemon thread of its own; the job says how far it is (`prepared`)."""
+        from ..solver.budget import SOLVE_STATES, Limits
+
+        key = table_key(rules, players)
+        with self._lock:
+            job = self._prepared.get(key)
+            if job is not None and (job.error is None or not job.done.is_set()):
+                return job
+            job = self._prepared[key] = Job(key, rules.name, players=players)
+            path = _cache_path(rules, players)
+            if path is not None:
+                self._prepared_paths.append(path)
+        limits = limits or Limits.from_env(default_states=SOLVE_STATES)
+        threading.Thread(target=self._prepare, args=(job, rules, players, limits), daemon=True,
+                         name=f"cinqmille-prepare-{players}").start()
+        return job
+
+    def _prepare(self, job: Job, rules: Rules, players: int, limits: "Limits") -> None:
+        found = _load(rules, players)
+        if found is None:
+            self._solve(job, rules, players, limits)
+            return
+        self._keep(job.key, found, rules, players)
+        job.progress = 1.0
+        job.done.set()
+
+    def prepared(self) -> list[dict[str, object]]:
+        """The status of each table asked for by `prepare`: its job's (`Job.as_dict`), its number of players, and
+        in words, "four-player table: solving, 42 %", "... ready" or "... not solved (why)"."""
+        with self._lock:
+            jobs = list(self._prepared.values())
+        out = []
+        for job in jobs:
+            status = job.as_dict()
+            what = f"{number_word(job.players)}-player table of '{job.rules_name}'"
+            text = {"ready": f"{what}: ready",
+                    "solving": f"{what}: solving, {int(100 * job.progress)} %",
+                    "error": f"{what}: not solved ({job.error})"}[str(status["status"])]
+            out.append({**status, "players": job.players, "text": text})
+        return out
 
     def _keep(self, key: str, result: "SolveResult", rules: Rules, players: int) -> _Kept:
         path = _cache_path(rules, players)
@@ -179,19 +249,25 @@ class Tables:
                 del self._ready[next(iter(self._ready))]
         return kept
 
-    def _solve(self, job: Job, rules: Rules, players: int) -> None:
+    def _solve(self, job: Job, rules: Rules, players: int, limits: "Limits | None" = None) -> None:
         def progress(fraction: float) -> None:
+            if job.stop.is_set():
+                raise Stopped
             job.progress = max(job.progress, min(float(fraction), 1.0))
 
         try:
             from ..solver import solve
 
-            result = (self._solver or solve)(rules, "win", progress=progress, players=players)
+            solver = self._solver or solve
+            result = (solver(rules, "win", progress=progress, players=players) if limits is None else
+                      solver(rules, "win", progress=progress, players=players, limits=limits))
             self._keep(job.key, result, rules, players)
             job.progress = 1.0
             self._bound_cache(rules, players)
         except CinqmilleError as exc:
             job.error = str(exc).splitlines()[0] if str(exc) else "the solve failed"
+        except Stopped:
+            job.error = "the server stopped before this table was solved (its finished levels are kept)"
         except MemoryError:
             job.error = "out of memory while solving this ruleset"
         except Exception as exc:  # noqa: BLE001 - reported to the page, never raised into the server
@@ -214,11 +290,18 @@ class Tables:
         from ..solver.cache import cache_dir, cache_path, evict_oldest
 
         if self.cache_max_bytes is not None:
-            evict_oldest(cache_dir(), self.cache_max_bytes, keep=[cache_path(rules, "win", players)])
+            with self._lock:
+                prepared = list(self._prepared_paths)
+            # a prepared table stays, and is not counted against the bound (it may be larger than the bound)
+            extra = sum(info[2] for path in prepared if (info := _signature(path)) is not None)
+            evict_oldest(cache_dir(), self.cache_max_bytes + extra, keep=[cache_path(rules, "win", players), *prepared])
 
     def close(self) -> None:
-        """Drop the queued solves (a running one finishes in its thread); a later solve starts a new thread."""
+        """Drop the queued solves (a running one finishes in its thread; a prepared one stops at its next level); a
+        later solve starts a new thread."""
         with self._lock:
+            for job in self._prepared.values():
+                job.stop.set()
             pool, self._pool = self._pool, None
         if pool is None:
             return

@@ -684,6 +684,18 @@
     }
   }
 
+  // The tables the server was told to prepare (serve --prepare 4): "four-player table of 'standard': solving,
+  // 42 %", polled while one is being solved, and "... ready" once it is.
+  const PREPARED_EVERY = 5000;
+  async function showPrepared() {
+    const {status, data} = await api("GET", "/api/prepared");
+    const tables = status === 200 ? data.tables || [] : [];
+    const line = $("prepared");
+    line.hidden = !tables.length;
+    line.textContent = tables.map((t) => t.text).join(" · ");
+    if (tables.some((t) => t.status === "solving")) setTimeout(showPrepared, PREPARED_EVERY);
+  }
+
   // -- wiring ----------------------------------------------------------------------------------
   document.addEventListener("DOMContentLoaded", async () => {
     $("setup-form").addEventListener("submit", startGame);
@@ -716,6 +728,7 @@
     $("new-game").addEventListener("click", newGame);
     $("advice-form").addEventListener("submit", advise);
     $("clear-roll").addEventListener("click", () => { $("roll").value = ""; $("roll").focus(); });
+    showPrepared();
     game = load();
     if (game) await openGame(); else await showSetup();
   });
