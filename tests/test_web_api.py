@@ -506,3 +506,22 @@ def test_serve_prepare_solves_the_table_in_the_background(session_cache: Path, t
                         (["--prepare", "4,1"], "--prepare: must be at least 2")):
         bad = CliRunner().invoke(main, ["serve", "--port", "0", *args])
         assert bad.exit_code == 2 and words in bad.output and len(bad.output.strip().splitlines()) == 1, bad.output
+
+
+def test_a_prepared_table_stays_in_memory_beside_the_others(session_cache: Path) -> None:
+    """The tables a game's questions solve push the oldest out of memory beyond `MAX_TABLES`, never a prepared one
+    (read again, a large table would be read inside a request)."""
+    from types import SimpleNamespace
+
+    from cinqmille.rules import rules_from_dict
+    from cinqmille.web.tables import MAX_TABLES, Tables
+
+    store = Tables(max_queued=100, solver=lambda rules, objective, progress=None, players=2, limits=None:
+                   SimpleNamespace(rules=rules))
+    prepared = rules_from_dict({"goal": 300, "opening": 100}, "kept")
+    assert store.prepare(prepared, 4).done.wait(10) and store.ready(prepared, 4)
+    for goal in range(350, 350 + 50 * (MAX_TABLES + 2), 50):
+        job = store.get(rules_from_dict({"goal": goal, "opening": 100}), 2)
+        assert not hasattr(job, "done") or job.done.wait(10)
+    assert store.ready(prepared, 4)
+    assert not store.ready(rules_from_dict({"goal": 350, "opening": 100}), 2)  # the oldest other one went

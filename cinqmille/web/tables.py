@@ -245,8 +245,10 @@ class Tables:
         kept = _Kept(result, path, None if path is None else _signature(path))
         with self._lock:
             self._ready[key] = kept
-            while len(self._ready) > MAX_TABLES:
-                del self._ready[next(iter(self._ready))]
+            # the oldest dropped beyond MAX_TABLES, never a prepared one (read again, it would be read in a request)
+            dropped = [k for k in self._ready if k not in self._prepared][: max(len(self._ready) - MAX_TABLES, 0)]
+            for old in dropped:
+                del self._ready[old]
         return kept
 
     def _solve(self, job: Job, rules: Rules, players: int, limits: "Limits | None" = None) -> None:
