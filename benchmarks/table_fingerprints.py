@@ -61,14 +61,11 @@ def line(table: str, name: str, x: Any) -> str:
 def table_arrays(result: Any) -> dict[str, np.ndarray]:
     """Every array of the complete policy table of `result` (what its cache file holds; two players also the
     states' values, derived from them)."""
+    table = result.policy.complete()
+    arrays = dict(table.arrays())
     if result.players == 2:
-        table = result.policy.complete()
-        arrays = dict(table.arrays())
         arrays["value(derived)"] = table.value_v
-        return arrays
-    from cinqmille.policies.seats_table import SeatsTable
-
-    return dict(SeatsTable.of(result).complete().arrays())
+    return arrays
 
 
 def fingerprint(label: str, rules: Any, players: int, out: list[str]) -> None:

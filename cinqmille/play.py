@@ -41,7 +41,6 @@ from .policies.optimal import Narrator, OptimalPolicy
 from .policies.optimal import view_position as engine_position
 from .solver.locate import reduced
 from .words import players_words, table_words, threat_words
-from .policies.seats_table import seats_of
 from .position import Position, PositionError
 from .rules import Rules
 
@@ -96,7 +95,7 @@ def bot_policy(result: SolveResult, explain: Callable[[str], None] | None = None
     """`play`'s bot: the engine policy `optimal` on the result's policy table, explaining itself to `explain`."""
     narrate = bot_narrator(result, explain) if explain is not None else None
     if getattr(result, "players", 2) > 2:  # the n-player table of the same result (rows computed when read)
-        return OptimalPolicy(result.rules, narrate=narrate, seats=seats_of(result))
+        return OptimalPolicy(result.rules, narrate=narrate, seats=result.policy)
     return OptimalPolicy(result.rules, result.policy, narrate=narrate)
 
 

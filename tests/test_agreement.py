@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 
 from cinqmille.engine import play_game
-from cinqmille.policies.optimal import OptimalPolicy, build_table
+from cinqmille.policies.optimal import OptimalPolicy
 from cinqmille.rules import Rules, load_rules, rules_from_dict
 from cinqmille.solver import compute, solve
 
 
 def first_seat_rate(rules: Rules, result, games: int, seed: int) -> tuple[float, float]:
     """Share of `games` won by seat 0 when the optimal policy plays itself, and the solver's standard error."""
-    policy = OptimalPolicy(rules, build_table(result))
+    policy = OptimalPolicy(rules, result.policy.complete())
     rng = np.random.default_rng(seed)
     wins = sum(play_game(rules, [policy, policy], rng=rng).winner == 0 for _ in range(games))
     p = result.first_player_win

@@ -1367,7 +1367,7 @@ def _read_table(kind: str, rules: Any) -> dict[str, np.ndarray]:
         return {"values": solve(rules, "win").values}
     if kind == "policy3":
         return tables.policy_table(rules, 3, complete=True).arrays()
-    return optimal.optimal_table(rules).arrays()
+    return tables.policy_table(rules, 2).arrays()
 
 
 def _table_spec(kind: str, rules: Any) -> Any:

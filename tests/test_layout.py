@@ -28,7 +28,7 @@ MAX_LINES = 600
 LAZY = "# lazy:"
 #: What is still allowed while the layout is being fixed (a ratchet: the counts may only go down).
 ALLOWED_CIRCLES = 2
-ALLOWED_UNMARKED = 211
+ALLOWED_UNMARKED = 208
 ALLOWED_LONG = {"cinqmille.advice", "cinqmille.solver.kernel"}
 
 

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from cinqmille.errors import CinqmilleError
-from cinqmille.policies.seats_table import seats_of
 from cinqmille.position import Position
 from cinqmille.rules import rules_from_dict
 from cinqmille.solver import compute
@@ -24,7 +23,7 @@ def test_every_position_of_every_table_size_is_read_at_the_row_of_its_scores() -
     `locate` at the row `locate_rows` gives its arrays, which is the row of the mover and of the opponents who
     threaten most (the highest scores, a tie to who plays sooner), laid out ``ravel(i_mover, i_1, ...)``."""
     rules = rules_from_dict(RULES)
-    two, three = compute(rules).policy, seats_of(compute(rules, players=3))
+    two, three = compute(rules).policy, compute(rules, players=3).policy
     scores = [int(x) for x in two.scores]
     s = len(scores)
     for table in (two, three):
@@ -49,7 +48,7 @@ def test_every_position_of_every_table_size_is_read_at_the_row_of_its_scores() -
 def test_a_score_that_cannot_occur_or_missing_opponents_is_one_line() -> None:
     """A score past the goal or not on the ruleset's grid, or fewer opponents than the table seats: one line."""
     rules = rules_from_dict(RULES)
-    three = seats_of(compute(rules, players=3))
+    three = compute(rules, players=3).policy
     with pytest.raises(CinqmilleError, match="opponents"):
         locate_rows(three, 0, 0)
     with pytest.raises(CinqmilleError, match="goal"):

@@ -22,7 +22,6 @@ from cinqmille.advice import advise
 from cinqmille.dice import dice_tables, faces_of, legal_keeps
 from cinqmille.engine.state import GameView, PlayerState
 from cinqmille.policies.optimal import OptimalPolicy
-from cinqmille.policies.seats_table import seats_of
 from cinqmille.position import Position, PositionError
 from cinqmille.rules import Rules, rules_from_dict
 from cinqmille.simulation.vecpolicies import OptimalVec
@@ -44,7 +43,7 @@ CASES = [(name, 2) for name in RULESETS] + [("reach-300", 3), ("exact-300-open-1
 def solved(name: str, players: int) -> tuple[Rules, SolveResult, Any]:
     rules = rules_from_dict(RULESETS[name], name)
     result = compute(rules, players=players)
-    table = result.policy.complete() if players == 2 else seats_of(result).complete()
+    table = result.policy.complete()
     return rules, result, table
 
 

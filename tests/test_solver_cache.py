@@ -231,7 +231,7 @@ def test_forged_policy_table_is_recomputed(what: str, ruleset: str, cache_dir: P
 
     rules = rules_from_dict(TINY if ruleset == "tiny" else ZERO3, "forge")
     tables.forget()
-    good = optimal.optimal_table(rules).arrays()
+    good = tables.policy_table(rules, 2).arrays()
     path = tables.table_path(rules, 2)
     if what in META_FORGERIES:
         _reforge(path, tables.table_spec(rules, 2), meta=META_FORGERIES[what])
@@ -239,13 +239,13 @@ def test_forged_policy_table_is_recomputed(what: str, ruleset: str, cache_dir: P
         _reforge(path, tables.table_spec(rules, 2), _policy_forgeries({})[what](_arrays(path)))
     tables.forget()
     with pytest.warns(UserWarning, match="recomputing"):
-        table = optimal.optimal_table(rules)
+        table = tables.policy_table(rules, 2)
     for name, array in good.items():
         assert np.allclose(table.arrays()[name], array, rtol=0, atol=1e-12, equal_nan=True), name
     tables.forget()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        optimal.optimal_table(rules)
+        tables.policy_table(rules, 2)
 
 
 SEATS_FORGERIES = {

@@ -7,7 +7,6 @@ import pytest
 
 from cinqmille.engine import play_game
 from cinqmille.policies.optimal import OptimalPolicy, view_position
-from cinqmille.policies.seats_table import SeatsTable
 from cinqmille.rules import rules_from_dict
 from cinqmille.simulation import SimConfig, simulate
 from cinqmille.solver import compute
@@ -38,7 +37,7 @@ def test_every_decision_of_the_table_is_the_advice_rows(rules_dict: dict, player
 
     rules = rules_from_dict(rules_dict)
     result = compute(rules, players=players)
-    table = SeatsTable.of(result).complete()
+    table = result.policy.complete()
     d = rules.dice
     scores = [int(x) for x in result.grid.scores]
     checked = 0
@@ -79,7 +78,7 @@ def test_the_engine_policy_reads_the_row_of_the_two_who_threaten_most() -> None:
     opponents in playing order; with three, the row of both opponents."""
     rules = rules_from_dict(SMALL)
     result = compute(rules, players=3)
-    table = SeatsTable.of(result)
+    table = result.policy
     policy = OptimalPolicy(rules, seats=table)
     seen: list[tuple[tuple[int, ...], int, int]] = []
 
@@ -134,7 +133,7 @@ def test_others_are_read_in_playing_order() -> None:
             assert view_position(view).others == tuple(view.scores[(view.seat + i) % 4] for i in (1, 2, 3))
             return super().should_bank(view)
 
-    play_game(rules, [Grab(rules, seats=SeatsTable.of(compute(rules, players=3)))] * 4, rng=np.random.default_rng(1))
+    play_game(rules, [Grab(rules, seats=compute(rules, players=3).policy)] * 4, rng=np.random.default_rng(1))
 
 
 @pytest.mark.slow

@@ -10,7 +10,7 @@ of the complete table as members of a zip (`np.savez_compressed`, no pickle),
 banking and rolling, the solve's decisions σ, move, keep, keep after an
 announcement, take-over, and the announcement's values): the very numbers
 and decisions of the kernel's passes (the complete table is built by the same
-passes, `LazyGroups.complete`).
+passes, `PolicyTable.complete`).
 
 `GroupTable` is a `PolicyTable` whose groups are read from the file instead
 of computed: a group is read when first needed, and taken only when its

@@ -1,13 +1,12 @@
 """The policy table of a ruleset and a number of players, from memory, from the cache directory, or built.
 
 One loader for every table size: `policy_table(rules, players)` gives the
-two-player `PolicyTable` (`cinqmille.solver.policy`: the values of every
-option, read by the advice and the export too) or, for three players and
-more, the `SeatsTable` (`policies/seats_table.py`: the values and moves of
-every state, for the engine and the simulator). Both are built from the solved
-`win` result of the same number of players, cached as ``.npz`` in the solver's
-cache directory (keyed by ruleset content, table format, players and solver
-version; no pickle), and checked when read back (`from_arrays` with the
+`PolicyTable` of `players` seats (`cinqmille.solver.policy`: the solve's
+decisions, and the values of every option with two players, of every state
+with more), built from the solved `win` result of the same number of players,
+cached as ``.npz`` in the solver's cache directory (one file format, `FORMAT`,
+for every number of seats; keyed by ruleset content, table format, players and
+solver version; no pickle), and checked when read back (`from_arrays` with the
 result: layout, turn starts, a sample of groups recomputed by the kernel); a
 damaged or forged file is deleted with one warning and the table built again.
 """
@@ -27,111 +26,102 @@ from ..rules import Rules, content_key, load_rules
 from ..solver import cache
 from ..solver.kernel import TurnKernel
 from ..solver.choice import keep_problem, move_problem
-from ..solver.policy import PolicyTable
-from .seats_table import SeatsTable
+from ..solver.policy import PolicyTable, layers
 
-#: The format of each kind of table file (raised when its arrays change).
-FORMAT = {"pair": 5, "seats": 4}
+#: The format of a table file (raised when its arrays change).
+FORMAT = 6
 #: The metadata of a cached policy table and the type of each field (checked on loading).
 TABLE_META = {"format": int, "period": int, "exact": bool, "assumptions": list}
 #: Tables kept in memory (the oldest is dropped first).
 MEMO_SIZE = 4
 
-AnyTable = PolicyTable | SeatsTable
-
-
-def _kind(players: int) -> str:
-    return "pair" if players == 2 else "seats"
-
-
 def table_path(rules: Rules, players: int = 2) -> Path:
     """The cache file of the policy table of `rules` for `players`."""
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in rules.name)[:40]
-    tag = "optimal" if players == 2 else f"optimal{players}p"
-    return cache.cache_dir() / (f"{safe}-{tag}-policy-t{FORMAT[_kind(players)]}-{content_key(rules)}-"
+    return cache.cache_dir() / (f"{safe}-optimal{players}p-policy-t{FORMAT}-{content_key(rules)}-"
                                 f"{cache.solver_version()}.npz")
 
 
 def table_spec(rules: Rules, players: int = 2) -> cache.TableSpec:
-    """What a cached policy table must hold (shapes are checked against each other on loading)."""
-    if players == 2:
-        return _pair_spec(rules)
-    return _seats_spec(rules, players)
-
-
-def _pair_spec(rules: Rules) -> cache.TableSpec:
+    """What a cached policy table must hold (shapes are checked against each other on loading): the decisions,
+    and the values of every option (two players, `_options_check`) or of every state (`_states_check`)."""
     arrays: dict[str, tuple[tuple[int, ...] | None, str]] = {
-        "scores": (None, "int64"), "caps": (None, "int64"), "bust": (None, "float64"),
-        "bank": (None, "float64"), "roll": (None, "float64"), "move": (None, "int8"), "keep": (None, "int8"),
+        "scores": (None, "int64"), "caps": (None, "int64"), "move": (None, "int8"), "keep": (None, "int8"),
         "choices": (None, "int64")}
     if rules.prediction:
-        arrays.update(plain=(None, "float64"), predict=(None, "float64"), told=(None, "int8"))
-    if rules.take_over:
-        arrays["take"] = (None, "bool")
+        arrays["told"] = (None, "int8")
+    if players == 2:
+        arrays.update(bust=(None, "float64"), bank=(None, "float64"), roll=(None, "float64"))
+        if rules.prediction:
+            arrays.update(plain=(None, "float64"), predict=(None, "float64"))
+        if rules.take_over:
+            arrays["take"] = (None, "bool")
+    else:
+        arrays["value"] = (None, "float64")
+        if rules.prediction:
+            arrays["announce"] = (None, "int8")
 
     def check(found: Mapping[str, np.ndarray]) -> str | None:
-        s, d = len(found["scores"]), rules.dice
-        rows = int(((found["caps"] + 2) * s).sum())
-        if (found["bank"].shape != (rows, d) or found["roll"].shape != (rows, d) or found["move"].shape != (rows, d)
-                or len(found["bust"]) != len(found["caps"]) * s or ("take" in found and found["take"].shape != (rows, d))):
-            return "arrays of inconsistent shapes"
-        move = found["move"]
-        why = move_problem(move, len(found["choices"]), none=True) or _keeps_problem(rules, found, rows)
-        if why:
-            return why
-        # the pass takes a move at every state but an overshoot (the last layer of each row, under exact)
-        overshoot = np.zeros(rows, dtype=bool)
-        if rules.banking.exact:
-            overshoot[np.cumsum(np.repeat(found["caps"] + 2, s)) - 1] = True
-        if (move[overshoot] != -1).any() or (move[~overshoot] < 0).any():
-            return "array 'move' has no move where the solve took one (or one on an overshoot)"
-        for name in ("bust", "roll") + (("plain", "predict") if "plain" in found else ()):
-            x = found[name]
-            if not np.isfinite(x).all() or (x < 0).any() or (x > 1).any():
-                return f"array '{name}' holds values outside [0, 1]"
-        bank = found["bank"]
-        if np.isnan(bank).any() or (bank > 1).any() or ((bank < 0) & (bank != -np.inf)).any():
-            return "array 'bank' holds values outside [0, 1]"
-        # every move the solve took is a best option for the table's own values (so a forged move is refused
-        # unless it swaps two options of the same value, where it changes nothing)
-        chosen = np.where(move == 0, bank, found["roll"])
-        if "plain" in found:
-            plain = move[:, 1] == 1
-            chosen[plain, 1] = found["plain"][plain]
-            told = move[:, 1] >= 2
-            chosen[told, 1] = found["predict"][told, move[told, 1] - 2]
-        decided = move >= 0
-        if (chosen[decided] < np.maximum(bank, found["roll"])[decided] - 1e-12).any():
-            return "array 'move' holds a move that is not the best for the table's values"
-        return None
-
-    return cache.TableSpec.of(rules, "policy", "win", 2, arrays, check)
-
-
-def _seats_spec(rules: Rules, players: int) -> cache.TableSpec:
-    arrays: dict[str, tuple[tuple[int, ...] | None, str]] = {
-        "scores": (None, "int64"), "caps": (None, "int64"), "value": (None, "float64"), "move": (None, "int8"),
-        "keep": (None, "int8"), "choices": (None, "int64")}
-    if rules.prediction:
-        arrays.update(announce=(None, "int8"), told=(None, "int8"))
-
-    def check(found: Mapping[str, np.ndarray]) -> str | None:
-        s, d = len(found["scores"]), rules.dice
-        layers = int(((found["caps"] + 2) * s ** (players - 1)).sum())
-        if found["value"].shape != (layers, d) or found["move"].shape != (layers, d):
-            return "arrays of inconsistent shapes"
-        why = move_problem(found["move"], len(found["choices"])) or _keeps_problem(rules, found, layers)
-        if why:
-            return why
-        announce = found.get("announce")
-        if announce is not None and (announce.min(initial=0) < 0 or announce.max(initial=0) > len(found["choices"])):
-            return "array 'announce' holds announcements outside the ruleset's"
-        v = found["value"]
-        if not np.isfinite(v).all() or (v < 0).any() or (v > 1).any():
-            return "array 'value' holds values outside [0, 1]"
-        return None
+        rows = layers(found["scores"], found["caps"], players)
+        return _options_check(rules, found, rows) if players == 2 else _states_check(rules, found, rows)
 
     return cache.TableSpec.of(rules, "policy", "win", players, arrays, check)
+
+
+def _options_check(rules: Rules, found: Mapping[str, np.ndarray], rows: int) -> str | None:
+    """Why a two-player table file is not one (None when it is): shapes, moves, values in range, every move the
+    best for the table's own values."""
+    s, d = len(found["scores"]), rules.dice
+    if (found["bank"].shape != (rows, d) or found["roll"].shape != (rows, d) or found["move"].shape != (rows, d)
+            or len(found["bust"]) != len(found["caps"]) * s or ("take" in found and found["take"].shape != (rows, d))):
+        return "arrays of inconsistent shapes"
+    move = found["move"]
+    why = move_problem(move, len(found["choices"]), none=True) or _keeps_problem(rules, found, rows)
+    if why:
+        return why
+    # the pass takes a move at every state but an overshoot (the last layer of each row, under exact)
+    overshoot = np.zeros(rows, dtype=bool)
+    if rules.banking.exact:
+        overshoot[np.cumsum(np.repeat(found["caps"] + 2, s)) - 1] = True
+    if (move[overshoot] != -1).any() or (move[~overshoot] < 0).any():
+        return "array 'move' has no move where the solve took one (or one on an overshoot)"
+    for name in ("bust", "roll") + (("plain", "predict") if "plain" in found else ()):
+        x = found[name]
+        if not np.isfinite(x).all() or (x < 0).any() or (x > 1).any():
+            return f"array '{name}' holds values outside [0, 1]"
+    bank = found["bank"]
+    if np.isnan(bank).any() or (bank > 1).any() or ((bank < 0) & (bank != -np.inf)).any():
+        return "array 'bank' holds values outside [0, 1]"
+    # every move the solve took is a best option for the table's own values (so a forged move is refused
+    # unless it swaps two options of the same value, where it changes nothing)
+    chosen = np.where(move == 0, bank, found["roll"])
+    if "plain" in found:
+        plain = move[:, 1] == 1
+        chosen[plain, 1] = found["plain"][plain]
+        told = move[:, 1] >= 2
+        chosen[told, 1] = found["predict"][told, move[told, 1] - 2]
+    decided = move >= 0
+    if (chosen[decided] < np.maximum(bank, found["roll"])[decided] - 1e-12).any():
+        return "array 'move' holds a move that is not the best for the table's values"
+    return None
+
+
+def _states_check(rules: Rules, found: Mapping[str, np.ndarray], layers: int) -> str | None:
+    """Why a table file of three players or more is not one (None when it is): shapes, moves, announcements and
+    values in range."""
+    d = rules.dice
+    if found["value"].shape != (layers, d) or found["move"].shape != (layers, d):
+        return "arrays of inconsistent shapes"
+    why = move_problem(found["move"], len(found["choices"])) or _keeps_problem(rules, found, layers)
+    if why:
+        return why
+    announce = found.get("announce")
+    if announce is not None and (announce.min(initial=0) < 0 or announce.max(initial=0) > len(found["choices"])):
+        return "array 'announce' holds announcements outside the ruleset's"
+    v = found["value"]
+    if not np.isfinite(v).all() or (v < 0).any() or (v > 1).any():
+        return "array 'value' holds values outside [0, 1]"
+    return None
 
 
 def _keeps_problem(rules: Rules, found: Mapping[str, np.ndarray], layers: int) -> str | None:
@@ -143,7 +133,7 @@ def _keeps_problem(rules: Rules, found: Mapping[str, np.ndarray], layers: int) -
     return keep_problem(kernel.graph, kernel.prediction, keep, told)
 
 
-_MEMO: dict[tuple[str, str, int], AnyTable] = {}
+_MEMO: dict[tuple[str, str, int], PolicyTable] = {}
 _LOCK = threading.Lock()
 
 
@@ -153,7 +143,7 @@ def forget() -> None:
         _MEMO.clear()
 
 
-def policy_table(rules: Rules | str, players: int = 2, use_cache: bool = True, complete: bool = True) -> AnyTable:
+def policy_table(rules: Rules | str, players: int = 2, use_cache: bool = True, complete: bool = True) -> PolicyTable:
     """The policy table of `rules` for `players`: from memory, from the cache directory, or built.
 
     A two-player table is always complete. A larger one is built lazily
@@ -173,7 +163,7 @@ def policy_table(rules: Rules | str, players: int = 2, use_cache: bool = True, c
         if complete and found_memo._source is not None:
             _save(found_memo.complete(), players, use_cache)
         return found_memo
-    table: AnyTable | None = None
+    table: PolicyTable | None = None
     path = table_path(rules, players)
     writable = use_cache
     if use_cache:
@@ -191,7 +181,7 @@ def policy_table(rules: Rules | str, players: int = 2, use_cache: bool = True, c
                 cache.vouch(path, found[1])
     if table is None:
         result = solve(rules, "win", use_cache=use_cache, players=players)
-        table = PolicyTable.of(result) if players == 2 else SeatsTable.of(result)
+        table = result.policy  # one table per result: every bot of a game reads the same rows
         if complete:
             _save(table.complete(), players, writable)
     with _LOCK:
@@ -202,7 +192,7 @@ def policy_table(rules: Rules | str, players: int = 2, use_cache: bool = True, c
 
 
 def _checked(rules: Rules, players: int, path: Path, arrays: dict[str, np.ndarray],
-             meta: dict[str, Any], sample: bool = True) -> AnyTable | None:
+             meta: dict[str, Any], sample: bool = True) -> PolicyTable | None:
     """The cached table, checked against the solved result it comes from (`from_arrays` with `check`; without
     `sample`, a file vouched for, only its metadata); None, with one warning and the file deleted, when it is
     damaged or forged."""
@@ -210,24 +200,23 @@ def _checked(rules: Rules, players: int, path: Path, arrays: dict[str, np.ndarra
 
     try:
         cache.check_meta(meta, TABLE_META)
-        want = FORMAT[_kind(players)]
-        if meta["format"] != want:
-            raise cache.CorruptTable(f"a table of format {meta['format']}, expected {want}")
-        kind = PolicyTable if players == 2 else SeatsTable
-        return kind.from_arrays(rules, arrays, meta["period"], meta["exact"], tuple(meta["assumptions"]),
-                                check=solve(rules, "win", players=players) if sample else None)
+        if meta["format"] != FORMAT:
+            raise cache.CorruptTable(f"a table of format {meta['format']}, expected {FORMAT}")
+        return PolicyTable.from_arrays(rules, players, arrays, meta["period"], meta["exact"],
+                                       tuple(meta["assumptions"]),
+                                       check=solve(rules, "win", players=players) if sample else None)
     except cache.CorruptTable as exc:
         cache.discard(path, exc, stacklevel=4)
         return None
 
 
-def _save(table: AnyTable, players: int, use_cache: bool) -> None:
+def _save(table: PolicyTable, players: int, use_cache: bool) -> None:
     if not use_cache:
         return
     rules = table.rules
     path = table_path(rules, players)
     try:
-        cache.save_npz(path, table.arrays(), {"format": FORMAT[_kind(players)], "period": table.period,
+        cache.save_npz(path, table.arrays(), {"format": FORMAT, "period": table.period,
                                               "exact": table.exact_solve, "assumptions": list(table.assumptions),
                                               "rules": cache.rules_meta(rules)}, table_spec(rules, players))
         cache.vouch(path)  # built here from the solved result
@@ -235,11 +224,3 @@ def _save(table: AnyTable, players: int, use_cache: bool) -> None:
     except (OSError, CinqmilleError):
         pass  # the solve has said so already if the cache directory cannot be written
 
-
-def seats_table(rules: Rules | str, players: int = 3, use_cache: bool = True, complete: bool = False) -> SeatsTable:
-    """`policy_table` for three players or more (its type: a `SeatsTable`)."""
-    if players < 3:
-        raise ValueError("a table of seats is for three players or more")
-    table = policy_table(rules, players, use_cache, complete)
-    assert isinstance(table, SeatsTable)
-    return table

@@ -225,7 +225,7 @@ def game_length(result: "SolveResult", me: int = 0, opp: int | Sequence[int] = 0
     (the next player moves), a bank that reaches the goal or an instant win
     ends the game. Each tuple's turn outcome comes from one forward pass over
     every tuple at once (`turn_distributions`; two players: the `PolicyTable`,
-    more: the n-player table, `seats_of`). `progress` is told the fraction done: the passes, then the chain.
+    more too). `progress` is told the fraction done: the passes, then the chain.
     """
     update = progress or (lambda fraction: None)
     from ..solver.turns import counted
@@ -245,14 +245,8 @@ def game_length(result: "SolveResult", me: int = 0, opp: int | Sequence[int] = 0
     s, goal = len(scores), rules.goal // UNIT
     states = np.arange(s ** n)
     ind = np.unravel_index(states, (s,) * n)  # the mover's, then the opponents' in playing order
-    if n == 2:
-        block: TurnRows = result.policy
-        rows = locate_rows(result.policy, scores[ind[0]], scores[ind[1]])
-    else:
-        from ..policies.seats_table import seats_of
-
-        block = seats_of(result)
-        rows = states  # the n-player table's rows are the tuples' ravelled indices
+    block: TurnRows = result.policy
+    rows = locate_rows(result.policy, *(scores[i] for i in ind))
     index = np.full(goal + 1, -1, dtype=np.int64)
     index[scores] = np.arange(s)
     k, new, prob = _moves(block, rows, scores[ind[0]], rules, lambda f: update(0.9 * f))

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import CinqmilleError
-from ..policies.optimal import optimal_table
+from ..policies.tables import policy_table
 from ..rules import Rules
 from ..rules.bank import UNIT, BankRules
 from ..solver import solve
@@ -107,7 +107,7 @@ def plot_bank_regions(rules: Rules, path: Path, situations: Sequence[tuple[int, 
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
-    table = optimal_table(rules)
+    table = policy_table(rules, 2)
     sits = _situations(rules, situations)
     cols = 2
     rows_n = (len(sits) + 1) // 2
@@ -151,7 +151,7 @@ def smallest_bank(table: PolicyTable, m: int) -> tuple[np.ndarray, np.ndarray]:
 def plot_bank_heatmap(rules: Rules, path: Path) -> Path:
     """Heat maps of the smallest turn total the optimal player banks, per number of dice in hand."""
     plt = _pyplot()
-    table = optimal_table(rules)
+    table = policy_table(rules, 2)
     d = rules.dice
     cols = 3
     rows_n = (d + cols - 1) // cols

@@ -197,9 +197,9 @@ def vector_players(rules: Rules, players: tuple[str, ...], where: str = "") -> t
     if len(pols) > 2 and "optimal" in players:
         seats = table_seats(rules, len(pols))
         if seats > 2:
-            from ..policies.tables import seats_table
+            from ..policies.tables import policy_table
 
-            return pols, row_reader(seats_table(rules, seats, complete=True))
+            return pols, row_reader(policy_table(rules, seats, complete=True))
         return pols, row_reader(Layout.of(ScoreGrid.of(rules), 2))
     return pols, None
 
@@ -221,7 +221,7 @@ def prepare(rules: Rules, players: Sequence[str]) -> None:
     """Solve and build the tables the policies need, once, before the workers start."""
     names = {p.strip().partition(":")[0] for p in players}
     if "optimal" in names:
-        from ..policies.optimal import optimal_table
+        from ..policies.tables import policy_table
 
         seats = table_seats(rules, len(players))
         if seats > 2:
@@ -229,9 +229,9 @@ def prepare(rules: Rules, players: Sequence[str]) -> None:
 
             policy_table(rules, seats, complete=True)  # the n-player table, complete and cached for the workers
             if rules.last_round:
-                optimal_table(rules)  # the last turns of a last round
+                policy_table(rules, 2)  # the last turns of a last round
         else:
-            optimal_table(rules)
+            policy_table(rules, 2)
     if "expected" in names:
         from ..policies.expected import expected_table
 

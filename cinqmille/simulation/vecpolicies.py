@@ -11,7 +11,7 @@ points `t` in units of 50, dice in hand `m`) and answers two questions:
 
 `card` asks a strategy card's rows (`research.card.CardRows`, two players);
 `optimal` asks the policy table (`PolicyTable`; with three players or more the
-n-player table, `SeatsTable`, at the row the loop gives as `pid`); `threshold`, `cautious` and `expected`
+n-player table, at the row the loop gives as `pid`); `threshold`, `cautious` and `expected`
 apply the rules of `cinqmille.policies` (the same guards: never bank a turn
 that scores nothing, always bank a turn that wins). `vector_policy(spec, rules)`
 parses a policy name; `random` has no vectorised form (the referee plays it).
@@ -26,8 +26,6 @@ import numpy as np
 from ..errors import CinqmilleError
 from ..policies import parse_policy
 from ..policies.heuristics import CautiousPolicy, ThresholdPolicy, guarded_bank
-from ..policies.optimal import optimal_table
-from ..policies.seats_table import SeatsTable
 from ..policies.tables import policy_table
 from ..solver.api import table_players
 from ..rules import Rules
@@ -58,15 +56,15 @@ class OptimalVec:
 
     name = "optimal"
 
-    def __init__(self, rules: Rules, table: PolicyTable | SeatsTable | None = None):
+    def __init__(self, rules: Rules, table: PolicyTable | None = None):
         self.rules = rules
-        self.table: PolicyTable | SeatsTable = (table if table is not None else optimal_table(rules)).complete()
+        self.table: PolicyTable = (table if table is not None else policy_table(rules, 2)).complete()
         self.model = roll_model(rules)
 
     def _where(self, pid: np.ndarray, a: np.ndarray, target: np.ndarray | None) -> tuple[TurnRows, np.ndarray]:
         if target is None:
             return self.table, pid
-        if not isinstance(self.table, PolicyTable):
+        if self.table.players != 2:
             raise CinqmilleError("the n-player table has no last turns")
         return self.table.last_turns(a, target)
 

@@ -1,8 +1,7 @@
 """Where a position is read in a policy table: the one reading of a `Position` (`locate`) and its vector form
 for arrays of games (`locate_rows`).
 
-A policy table of ``n`` seats (the two-player `policy.PolicyTable`, the
-`SeatsTable` of three players or more) has a row per kind and tuple of banked
+A policy table of ``n`` seats (`policy.PolicyTable`, any number of seats) has a row per kind and tuple of banked
 scores: row ``kind * S^n + ravel(i_mover, i_1, ..., i_{n-1})`` (``i`` the index
 of a score among the ruleset's possible ones, the opponents in playing order
 from the mover). The kind is what a two-player row knows besides the scores
@@ -117,15 +116,22 @@ def locate_rows(table: Table, mover: Any, *others: Any, kinds: Any = 0) -> np.nd
     return np.asarray(row)
 
 
-def locate(table: Any, position: Position) -> tuple[TurnRows, int]:
-    """(block, row) where a position is read in a policy table: my last turn when `target` is set (a
-    two-player table's `last_turn`), else the row of its scores and kind (`locate_rows`)."""
-    if position.target is not None:
-        if table.players != 2:
-            raise CinqmilleError("a last round is read at the two-player table")
-        block: TurnRows
-        block, r = table.last_turn(position.me // UNIT, position.target // UNIT)
-        return block, r
+def locate(table: Any, position: Position, options: bool = False) -> tuple[TurnRows, int]:
+    """(block, row) where a position is read in a policy table: my last turn when `target` is set (the table's
+    `last_turn`), else the row of its scores and kind (`locate_rows`). With `options` (the advice) the block
+    holds every option's value: a larger table, which holds each state's value only, gives one kernel pass for
+    the row (`PolicyTable.options`, of the position's `seat`)."""
     others = position.others if position.others is not None else (position.opp,)
-    return table, int(locate_rows(table, position.me // UNIT, *(o // UNIT for o in others),
-                                  kinds=kind(table, position)))
+    me = position.me // UNIT
+    if position.target is not None:
+        if table.players == 2:
+            block: TurnRows
+            block, r = table.last_turn(me, position.target // UNIT)
+            return block, r
+        seat = min(position.seat, table.players - 1)
+        later = tuple(o // UNIT for o in others[: table.players - 1 - seat])
+        return table.last_turn(me, position.target // UNIT, seat, later)  # type: ignore[no-any-return]
+    if options and not table.options_held:
+        read = reduced(table.players, me, *(o // UNIT for o in others))
+        return table.options(tuple(int(x) for x in read), position.seat)  # type: ignore[no-any-return]
+    return table, int(locate_rows(table, me, *(o // UNIT for o in others), kinds=kind(table, position)))

@@ -10,7 +10,7 @@ no iteration is needed. Those passes fill the result's `policy`
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Literal
 
@@ -25,7 +25,7 @@ from ..rules.bank import UNIT
 from .grid import ScoreGrid
 from .kernel import TurnKernel
 from .choice import differs, ranking, sample_groups
-from .locate import locate, reduced
+from .locate import locate
 from .policy import PolicyTable
 from .rows import TurnRows
 from .rounds import Rounds, rounds_solved
@@ -142,7 +142,8 @@ class SolveResult:
 
     @cached_property
     def policy(self) -> PolicyTable:
-        """The policy table of this result (`solver.policy`): every turn state's values and every decision."""
+        """The policy table of this result (`solver.policy`, any number of seats): every turn state's values and
+        every decision, computed by groups when first read."""
         self._need("win")
         return PolicyTable.of(self)
 
@@ -171,7 +172,8 @@ class SolveResult:
         return seat
 
     def spot(self, position: Position) -> tuple[TurnRows, int]:
-        """(block, row) of the policy table that a position is read from (my last turn when `target` is set)."""
+        """(block, row) of the policy table that a position is read from, every option's value held (`locate`
+        with `options`; my last turn when `target` is set)."""
         self._need("win")
         others = getattr(position, "others", None)
         from .starts import at_starts
@@ -183,40 +185,14 @@ class SolveResult:
             if others is None or len(others) < self.players - 1:
                 raise PositionError(f"`opp`: a {self.players}-player table needs the scores of all "
                                     f"{self.players - 1} opponents")
-            return self.seats_spot(position.me, tuple(others), position.seat, position.target)
-        if position.target is None:
+            if not 0 <= position.seat < self.players:
+                raise PositionError(f"seat must be 0 (opens each round) to {self.players - 1}, got {position.seat}",
+                                    field="seat")
+            if self.seats == 1 and position.seat:
+                position = replace(position, seat=0)  # every seat plays alike
+        elif position.target is None:
             self._seat(position.seat)  # refuse a seat the table does not have
-        return locate(self.policy, position)
-
-    def seats_spot(self, me: int, others: tuple[int, ...], seat: int = 0,
-                   target: int | None = None) -> tuple[TurnRows, int]:
-        """(block, 0): the turn of a mover of `seat` (0 opens each round; it matters under a last round) with banked
-        `me` against `others` (points, playing order), n players; with `target`, his last turn against it (the
-        others still to play after him are the first ``n - 1 - seat`` of `others`)."""
-        from .n_player import last_rows, seat_rows
-
-        if not 0 <= seat < self.players:
-            raise PositionError(f"seat must be 0 (opens each round) to {self.players - 1}, got {seat}", field="seat")
-        seat = seat if self.seats > 1 else 0
-        if target is not None:
-            later = tuple(o // UNIT for o in others[: self.players - 1 - seat])
-            key = ("last", seat, me // UNIT, target // UNIT) + later
-        else:
-            read = reduced(self.players, me, *others)  # (a larger game: `locate.reduced`)
-            key = (seat,) + tuple(int(x) // UNIT for x in read)
-            later = ()
-        valid = set(self.grid.scores.tolist())
-        if any(k not in valid for k in (me // UNIT,) + later + (key[2:] if target is None else ())):
-            raise PositionError("a banked score that cannot occur under this ruleset")
-        cache = self.__dict__.setdefault("_seat_rows", {})
-        if key not in cache:
-            if len(cache) > 256:
-                cache.clear()
-            if target is not None:
-                cache[key] = last_rows(self, seat, me // UNIT, target // UNIT, later)
-            else:
-                cache[key] = seat_rows(self, me // UNIT, np.array([key[2:]]), seat)
-        return cache[key], 0
+        return locate(self.policy, position, options=True)
 
     def offer_options(self, position: Position) -> list[Option]:
         """At a turn start with a take-over offered: take it over (roll from it) or start afresh, best first."""
