@@ -22,7 +22,7 @@ from .rules.bank import UNIT
 from .rules.loading import start_problem
 from .solver.api import solve
 from .solver.budget import Limits, estimate
-from .solver.starts import chances, extended, pending_of, start_notes
+from .solver.result import chances, extended, pending_of, start_notes
 from .work import working
 
 

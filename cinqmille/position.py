@@ -21,6 +21,8 @@ from dataclasses import dataclass, replace
 from .errors import CinqmilleError
 from .rules import Rules
 from .rules.end import LAST_TURN_SEAT
+from .dice.reach import why_unreachable
+from .dice.reach import reachable, why_unreachable
 
 
 class PositionError(CinqmilleError):
@@ -166,8 +168,6 @@ class Position:
         """Refuse an offer that no bank makes: a turn that cannot hold `points` with `dice` in hand, a full hand
         that must be rolled, or less than the smallest bank. (Whose bank it was, and his score before it, the
         position does not say: at a larger table the offer comes from the previous player.)"""
-        from .dice.reach import why_unreachable
-
         why = why_unreachable(rules, points, dice)
         if why is not None:
             raise PositionError(f"`offer`: no bank leaves that: {why}")
@@ -181,8 +181,6 @@ class Position:
     def _check_turn(self, rules: Rules) -> None:
         """Refuse turn points and dice in hand that no sequence of keeps reaches from the start of a turn (about
         `dice` when nothing is set aside, else about `turn`)."""
-        from .dice.reach import reachable, why_unreachable
-
         if self.dice is not None:
             why = why_unreachable(rules, self.turn, self.dice)
             if why is not None:

@@ -385,7 +385,7 @@ def test_notes_speak_plainly_and_verbose_gives_the_solver_text(tmp_path: Path, s
 
 def test_a_chasing_cycle_is_said_as_a_rare_position_with_its_bound() -> None:
     """The solver's note on cycles that chase reads as rare positions, within the note's largest stated bound."""
-    from cinqmille.advice import plain_assumption
+    from cinqmille.words import plain_assumption
 
     text = ("3 players: on 3 bust cycles of scores (900/900/900, 2650/3550/4050, 3100/4300/3900) the players' "
             "choices chase each other; there the values are averaged, Bellman residual 5.2e-05")

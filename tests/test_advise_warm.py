@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cinqmille.solver.policy import policy_of
 from cinqmille.advice import advise
 from cinqmille.policies import groups
 from cinqmille.position import Position
@@ -63,7 +64,7 @@ def test_groups_are_the_kernels_numbers(session_cache: Path) -> None:
     groups.write_groups(result)
     read = solve(rules, "win")
     assert groups.grouped(read)
-    table, fresh = read.policy, result.policy.complete()
+    table, fresh = policy_of(read), policy_of(result).complete()
     assert isinstance(table, groups.GroupTable)
     table.complete()
     for name in ("bank_v", "roll_v", "move_v", "plain_v", "predict_v", "value_v"):

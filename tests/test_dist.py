@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from cinqmille.solver.policy import policy_of
 from cinqmille.advice import advise
 from cinqmille.cli import main
 from cinqmille.engine import Banked, Game, new_player
@@ -71,7 +72,7 @@ def test_engine_turns_agree_with_the_distribution() -> None:
     rules = _rules("tiny")
     result = solve(rules, "win")
     want = turn_points(result, Position(200, 300))
-    policy = OptimalPolicy(rules, result.policy)
+    policy = OptimalPolicy(rules, policy_of(result))
     players = (new_player(rules, [200]), new_player(rules, [300]))
     rng = np.random.default_rng(23)
     n = 6000

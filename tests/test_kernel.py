@@ -15,7 +15,8 @@ from brute_force import brute_force_win
 from cinqmille.rules import rules_from_dict
 from cinqmille.solver import compiled, compute
 from cinqmille.solver.grid import ScoreGrid
-from cinqmille.solver.kernel import TIE, TurnKernel, backup, build_keep_graph
+from cinqmille.solver.kernel import TurnKernel
+from cinqmille.solver.keeps import TIE, backup, build_keep_graph
 
 STANDARD = rules_from_dict({"base": "standard"})
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cinqmille.solver.policy import policy_of
 from cinqmille.advice import advise
 from cinqmille.dice import dice_tables, faces_of, reachable
 from cinqmille.engine import GameView, new_player, play_game
@@ -36,7 +37,7 @@ def view(rules, me: int, opp: int, turn: int, dice: int, roll=None) -> GameView:
 def test_table_matches_one_pair_kernel_passes(rules) -> None:
     """Every bank and roll value of the table equals a fresh kernel pass of its pair alone, and so do its decisions."""
     result = solve(rules, "win")
-    table = result.policy.complete()
+    table = policy_of(result).complete()
     model, kernel, w = result.model, result.kernel, result.tables
     d = rules.dice
     for a in table.scores:

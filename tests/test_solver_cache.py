@@ -297,16 +297,16 @@ def test_a_fifo_in_the_cache_is_not_opened(cache_dir: Path) -> None:
 
 def _count_samples(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Count the calls of the cached table's sample check (kernel passes) from now on."""
-    from cinqmille.solver.result import SolveResult
+    from cinqmille.solver import api
 
     calls: list[int] = []
-    original = SolveResult.sample_problem
+    original = api.sample_problem
 
-    def counted(self, *args, **kwargs):
+    def counted(*args, **kwargs):
         calls.append(1)
-        return original(self, *args, **kwargs)
+        return original(*args, **kwargs)
 
-    monkeypatch.setattr(SolveResult, "sample_problem", counted)
+    monkeypatch.setattr(api, "sample_problem", counted)
     return calls
 
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cinqmille.solver.locate import spot
+from cinqmille.solver.policy import policy_of
 from cinqmille.engine import play_game
 from cinqmille.policies.optimal import OptimalPolicy, view_position
 from cinqmille.rules import rules_from_dict
 from cinqmille.simulation import SimConfig, simulate
 from cinqmille.solver import compute
-from cinqmille.solver.n_player import leading, seat_rows, threatening
+from cinqmille.solver.n_player import leading, threatening
+from cinqmille.solver.policy import seat_rows
 from cinqmille.solver.locate import locate, locate_rows
 
 SMALL = {"goal": 500, "opening": 150}
@@ -37,7 +40,7 @@ def test_every_decision_of_the_table_is_the_advice_rows(rules_dict: dict, player
 
     rules = rules_from_dict(rules_dict)
     result = compute(rules, players=players)
-    table = result.policy.complete()
+    table = policy_of(result).complete()
     d = rules.dice
     scores = [int(x) for x in result.grid.scores]
     checked = 0
@@ -46,7 +49,7 @@ def test_every_decision_of_the_table_is_the_advice_rows(rules_dict: dict, player
         row = int(locate_rows(table, a, *others))
         pos = Position(a * 50, others[0] * 50, others=tuple(o * 50 for o in others))
         assert locate(table, pos) == (table, row)
-        advice_block, _ = result.spot(pos)
+        advice_block, _ = spot(result, pos)
         r0, t, m = _states(block, 0, d)
         assert np.array_equal(advice_block.move(r0, t, m), block.move(r0, t, m))
         rr = np.full(t.shape, row)
@@ -78,7 +81,7 @@ def test_the_engine_policy_reads_the_row_of_the_two_who_threaten_most() -> None:
     opponents in playing order; with three, the row of both opponents."""
     rules = rules_from_dict(SMALL)
     result = compute(rules, players=3)
-    table = result.policy
+    table = policy_of(result)
     policy = OptimalPolicy(rules, seats=table)
     seen: list[tuple[tuple[int, ...], int, int]] = []
 
@@ -133,7 +136,7 @@ def test_others_are_read_in_playing_order() -> None:
             assert view_position(view).others == tuple(view.scores[(view.seat + i) % 4] for i in (1, 2, 3))
             return super().should_bank(view)
 
-    play_game(rules, [Grab(rules, seats=compute(rules, players=3).policy)] * 4, rng=np.random.default_rng(1))
+    play_game(rules, [Grab(rules, seats=policy_of(compute(rules, players=3)))] * 4, rng=np.random.default_rng(1))
 
 
 @pytest.mark.slow

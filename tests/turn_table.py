@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cinqmille.solver.locate import spot
 from cinqmille.position import Position
 from cinqmille.solver import SolveResult
 from cinqmille.solver.choice import fold
@@ -40,7 +41,7 @@ class TurnTable:
 
 def turn_table(result: SolveResult, position: Position) -> TurnTable:
     """The states of the row `position` is read at (`SolveResult.spot`), as a `TurnTable`."""
-    block, r = result.spot(position)
+    block, r = spot(result, position)
     d = block.dice
     block.value(r, 0, d)  # a lazy table computes the row's group on its first read
     cap = int(block.cap[r])

@@ -42,6 +42,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ..solver.locate import spot
 from ..dice.scoring import Keep
 from ..engine.state import GameView, TakeOverOffer
 from ..errors import CinqmilleError
@@ -126,7 +127,7 @@ class OptimalPolicy:
         position = view_position(view, offer)
         n = len(view.players)
         if n > 2 and self._given is None and rounds_solved(self.rules) and self._size(n) == n:
-            return self._solved(n).spot(position)  # a last round or offers: the solve's own rows
+            return spot(self._solved(n), position)  # a last round or offers: the solve's own rows
         seats = self.seats(n) if n > 2 and position.target is None else None  # a last turn at a larger table:
         return locate(seats or self.table, position)  # the two-player table's
 

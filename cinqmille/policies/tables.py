@@ -21,12 +21,15 @@ from typing import Any
 
 import numpy as np
 
+from ..solver.policy import policy_of
 from ..errors import CinqmilleError
 from ..rules import Rules, content_key, load_rules
 from ..solver import cache
 from ..solver.kernel import TurnKernel
 from ..solver.choice import keep_problem, move_problem
 from ..solver.policy import PolicyTable, layers
+from ..solver.api import check_players, solve
+from ..solver.api import solve
 
 #: The format of a table file (raised when its arrays change).
 FORMAT = 6
@@ -151,8 +154,6 @@ def policy_table(rules: Rules | str, players: int = 2, use_cache: bool = True, c
     `complete`; a complete table is written to the cache, so that other
     processes (the simulator's workers) read it instead of computing it again.
     """
-    from ..solver.api import check_players, solve
-
     rules = load_rules(rules)
     check_players("win", players)
     complete = complete or players == 2
@@ -181,7 +182,7 @@ def policy_table(rules: Rules | str, players: int = 2, use_cache: bool = True, c
                 cache.vouch(path, found[1])
     if table is None:
         result = solve(rules, "win", use_cache=use_cache, players=players)
-        table = result.policy  # one table per result: every bot of a game reads the same rows
+        table = policy_of(result)  # one table per result: every bot of a game reads the same rows
         if complete:
             _save(table.complete(), players, writable)
     with _LOCK:
@@ -196,8 +197,6 @@ def _checked(rules: Rules, players: int, path: Path, arrays: dict[str, np.ndarra
     """The cached table, checked against the solved result it comes from (`from_arrays` with `check`; without
     `sample`, a file vouched for, only its metadata); None, with one warning and the file deleted, when it is
     damaged or forged."""
-    from ..solver.api import solve
-
     try:
         cache.check_meta(meta, TABLE_META)
         if meta["format"] != FORMAT:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..solver.policy import policy_of
 from ..errors import CinqmilleError
 from .. import players
 from ..players import SYNONYMS
@@ -32,8 +33,10 @@ from ..rules import Rules
 from ..rules.bank import UNIT
 from ..simulation.model import roll_model
 from ..simulation.vecpolicies import VecPolicy, has_vector_form, vector_policy
-from .card import CARD, card_turns, parse_card
+from ..policies.card import CARD, parse_card
+from .card import card_turns
 from .distribution import PairTurns, check_chain, check_chain_rules, duel, optimal_turns, pair_turns
+from ..solver import solve
 
 if TYPE_CHECKING:
     from ..solver import SolveResult
@@ -108,7 +111,7 @@ def policy_turns(result: "SolveResult", spec: str) -> PairTurns:
     if name == CARD:
         return card_turns(result, parse_card(spec.partition(":")[2] or None, rules))
     vec = vector_policy(spec, rules)
-    policy = result.policy
+    policy = policy_of(result)
     scores = policy.scores
     s = len(scores)
     block = VecPlay(rules, vec, scores, policy.mover_caps[:s])
@@ -163,8 +166,6 @@ def match_turns(result: "SolveResult", a: str, b: str) -> Match:
 
 def match(rules: Rules, a: str, b: str) -> Match:
     """The exact chances of policy `a` against policy `b` under `rules` (solving it first if it is not cached)."""
-    from ..solver import solve
-
     check_chain_rules(rules)
     for spec, label in ((a, "A"), (b, "B")):
         check_policy(spec, rules, label)

@@ -33,6 +33,9 @@ from ..rules.bank import UNIT, BankRules
 from ..solver.policy import PolicyTable
 from ..solver.rows import TurnRows
 from .model import RollModel, roll_model
+from ..policies.expected import expected_table
+from ..policies.card import CardRows, parse_card
+from ..solver.grid import ScoreGrid
 
 
 class VecPolicy(Protocol):
@@ -157,8 +160,6 @@ class ExpectedVec(_GuardedVec):
 
     def __init__(self, rules: Rules):
         super().__init__(rules)
-        from ..policies.expected import expected_table
-
         self.e = expected_table(rules)  # (2, top+1, D) points
         self.top = self.e.shape[1] - 1
         self.flat = self.e.reshape(-1)
@@ -188,13 +189,10 @@ class ExpectedVec(_GuardedVec):
 
 
 class CardVec:
-    """`card[:ARG]`: a strategy card's decisions (`research.card.CardRows`, the block its exact evaluation reads)
+    """`card[:ARG]`: a strategy card's decisions (`policies.card.CardRows`, the block its exact evaluation reads)
     for arrays of games of two players; the opponent's score is read from the pair row `pid` (`pair_rows`)."""
 
     def __init__(self, rules: Rules, spec: str):
-        from ..research.card import CardRows, parse_card
-        from ..solver.grid import ScoreGrid
-
         self.rules = rules
         card = parse_card(spec.strip().partition(":")[2] or None, rules)
         self.name = card.name

@@ -15,18 +15,21 @@ A last turn of a last round (`Position.target`) is a row of its own
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Callable, Protocol
 
 import numpy as np
 
 from ..errors import CinqmilleError
-from ..position import Position
+from ..position import Position, PositionError
 from ..rules import Rules
 from ..rules.bank import UNIT
+from .choice import ranking
 from .grid import ScoreGrid
 from .n_player import threatening
+from .policy import policy_of
+from .result import SolveResult, at_starts
 from .rows import TurnRows
 from .turns import counted
 
@@ -135,3 +138,48 @@ def locate(table: Any, position: Position, options: bool = False) -> tuple[TurnR
         read = reduced(table.players, me, *(o // UNIT for o in others))
         return table.options(tuple(int(x) for x in read), position.seat)  # type: ignore[no-any-return]
     return table, int(locate_rows(table, me, *(o // UNIT for o in others), kinds=kind(table, position)))
+
+
+def spot(result: SolveResult, position: Position) -> tuple[TurnRows, int]:
+    """(block, row) of the solved `result`'s policy table where a position is read, every option's value held
+    (`locate` with `options`; my last turn when `target` is set): the advice's reading. A seat still on a head
+    start below the opening is read from the result with those rows (`at_starts`)."""
+    result.need("win")
+    others = position.others
+    started = at_starts(result, (position.me, position.opp) + tuple(others or ()))  # a head start not yet opened
+    if started is not result:
+        return spot(started, position)
+    if result.players > 2:
+        if others is None or len(others) < result.players - 1:
+            raise PositionError(f"`opp`: a {result.players}-player table needs the scores of all "
+                                f"{result.players - 1} opponents")
+        if not 0 <= position.seat < result.players:
+            raise PositionError(f"seat must be 0 (opens each round) to {result.players - 1}, got {position.seat}",
+                                field="seat")
+        if result.seats == 1 and position.seat:
+            position = replace(position, seat=0)  # every seat plays alike
+    elif position.target is None:
+        result.seat_of(position.seat)  # refuse a seat the table does not have
+    return locate(policy_of(result), position, options=True)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One choice at a take-over offer (`offer_options`), with its value."""
+
+    win: float  # value of the option (probability of winning for the win objective)
+    action: str | None = None  # "start" (afresh) or "take_over"
+
+
+def offer_options(result: SolveResult, position: Position) -> list[Option]:
+    """At a turn start with a take-over offered: take it over (roll from it) or start afresh, best first."""
+    result.need("win")
+    position.validate(result.rules)
+    if position.offer is None:
+        raise PositionError("no take-over offer given")
+    block, r = spot(result, position)
+    t, m = position.offer[0] // UNIT, position.offer[1]
+    values = block.offer_values(r, t, m)
+    actions = ("start", "take_over")  # the tie-break order; the solve's choice first (`TurnRows.takes_over`)
+    return [Option(win=float(values[j]), action=actions[j])
+            for j in ranking(values, block.tie, int(block.takes_over(r, t, m)))]

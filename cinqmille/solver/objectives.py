@@ -45,7 +45,8 @@ from ..errors import CinqmilleError
 from ..rules import Rules
 from ..rules.bank import UNIT, BankRules
 from .grid import ScoreGrid
-from .kernel import KeepGraph, TurnKernel, backup, best_keeps, build_keep_graph, rolled
+from .kernel import TurnKernel
+from .keeps import KeepGraph, backup, best_keeps, build_keep_graph, rolled
 from .rows import TurnRows
 
 EXPECTED_SPAN = 4
@@ -126,6 +127,7 @@ def average_turn(rules: Rules, graph: KeepGraph | None = None, tol: float = 1e-1
     high = start(0.0)  # no penalty can raise the gain above the plain turn's value
     low = start(-float(penalty)) if penalty else high  # nor lower it below every scoreless turn's penalty
     if high - low > tol:
+        # lazy: start-up time (SciPy only where a level needs it)
         from scipy.optimize import brentq  # imported here: SciPy's optimiser costs a third of a second to import
 
         gain = float(brentq(lambda x: relative(x)[0], low - 1.0, high + 1.0, xtol=tol, rtol=1e-15))

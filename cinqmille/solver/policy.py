@@ -27,7 +27,7 @@ Where the numbers come from
 A *group* is the rows of one kind, mover score and first ``n - 2`` opponents
 against `group_size` consecutive scores of the last opponent, computed by one
 kernel pass (two players: `TurnKernel.run` with the bust values
-``L = 1 - W[other, b, a]`` and `GameModel.bank`; more: `n_player.seat_rows`,
+``L = 1 - W[other, b, a]`` and `GameModel.bank`; more: `seat_rows`,
 the bust vector ``P V(others, a)``), when first read, or all groups at once
 (`complete`, the cached table); either way by the same pass, so that every
 reader sees the same numbers to the last bit. A last turn of a last round is a
@@ -55,9 +55,11 @@ from ..rules.end import UNIT
 from ..work import working
 from .cache import CorruptTable
 from .choice import differs, layout_problem, sample_groups
-from .kernel import TIE, TurnKernel, rolled
+from .kernel import BankTable, Decisions, TurnKernel
+from .keeps import TIE, rolled
 from .last_turn import LastTurn
-from .n_player import last_rows, seat_rows
+from .passes import pair_pass, seat_pass
+from .result import SolveResult
 from .rows import TurnRows, last_turn_rows
 
 #: Rows (opponent scores) of one group of a two-player table: small enough for a quick advice, large enough for a
@@ -218,8 +220,7 @@ class PolicyTable(TurnRows):
 
     def _pair_arrays(self, g: int, result: Any) -> tuple[np.ndarray, slice, dict[str, np.ndarray]]:
         """`_group_arrays` of two players: `TurnKernel.run` with the model's bust and bank values."""
-        model, kernel = result.model, result.kernel
-        w = result.tables
+        kernel, w = result.kernel, result.tables
         s = len(self.scores)
         rows = self._group_rows(g)
         mover = int(rows[0] // s)
@@ -227,16 +228,10 @@ class PolicyTable(TurnRows):
         ib = rows - mover * s
         k = len(ib)
         cap = int(self.mover_caps[mover])
-        n = cap + 2
-        seats = np.full(k, seat)
-        a = np.full(k, self.scores[ia])
         b = self.scores[ib]
-        l0 = model.bust_value(seats, a, b, w)
-        bank = model.bank(seats, a, b, n - 1, w)
-        moves = kernel.move_table(k, cap)
-        _, _, ta, tb = kernel.run(a, np.full(k, cap), bank, l0, keep_table=True,
-                                  term_bank=model.terminal_bank(seats, a, b), moves=moves)
-        value = ta[:, :n] + tb[:, :n] * l0[:, None, None]
+        run = pair_pass(result, seat, int(self.scores[ia]), b, cap)
+        n, l0, bank, moves = run.layers, run.bust, run.bank, run.moves
+        value = run.a[:, :n] + run.b[:, :n] * l0[:, None, None]
         plain, predict = kernel.roll_tables(value, l0)
         start = int(self.offset[rows[0]])
         cells = slice(start, start + k * n)
@@ -312,7 +307,7 @@ class PolicyTable(TurnRows):
         """
         fresh = None
         if check is not None:
-            fresh = check.policy  # the result's own table, computed by groups when read
+            fresh = policy_of(check)  # the result's own table, computed by groups when read
             want: dict[str, Any] = {name: () for name in FILE_ARRAYS}
             want.update({name: x if name in ("scores", "caps", "choices") else x.shape
                          for name, x in fresh._named().items()})
@@ -399,7 +394,7 @@ class PolicyTable(TurnRows):
     def last_turn(self, a: int, target: int, seat: int = 0, later: tuple[int, ...] = ()) -> tuple[TurnRows, int]:
         """(block, 0): my last turn of a last round with banked `a` against the final `target` (units). At a table
         of three or more, the mover of `seat` with the scores `later` (units) of the seats still to play after
-        him, from the solved result (`n_player.last_rows`)."""
+        him, from the solved result (`last_rows`)."""
         if not self.rules.last_round:
             raise CinqmilleError(f"'{self.rules.name}' has no last round")
         if self.players == 2:
@@ -421,7 +416,7 @@ class PolicyTable(TurnRows):
     def options(self, scores: tuple[int, ...], seat: int = 0) -> tuple[TurnRows, int]:
         """(block, 0) holding every option's value at the turn of a mover of `seat` with the banked `scores` (units:
         the mover, then the opponents the table reads), where the table holds each state's value only: one
-        kernel pass of the solved result for that row (`n_player.seat_rows`), kept."""
+        kernel pass of the solved result for that row (`seat_rows`), kept."""
         if not self._possible(scores):
             raise PositionError("a banked score that cannot occur under this ruleset")
         result = self._solved()
@@ -436,3 +431,66 @@ class PolicyTable(TurnRows):
             raise CinqmilleError("the options of a larger table's row are computed from its solve: read the "
                                  "solved result's table")
         return self.result
+
+
+# -- blocks of rows of one kernel pass with seat values (three players or more) -----------------------------------
+def last_rows(result: SolveResult, seat: int, a: int, target: int, later: tuple[int, ...]) -> TurnRows:
+    """The policy's row of a last turn at a table of three or more: the mover of `seat` (banked `a`, units) plays
+    against `target` with the scores `later` of the seats still to play after him (`rounds.Rounds.after_goal`;
+    the last seat's is the two-player `LastTurn`'s, `rows.last_turn_rows`)."""
+    rounds = result.rounds
+    if rounds is None or rounds.last is None:
+        raise ValueError(f"'{result.rules.name}' has no last round")
+    if seat == result.players - 1:
+        return last_turn_rows(result.rules, rounds.last, a, target)
+    kernel = rounds.last_kernel
+    caps, bank, term, bust = rounds.last_inputs(seat, target, np.array([(a,) + tuple(later)]))
+    moves = kernel.move_table(1, int(caps.max()))
+    _, _, ta, tb = kernel.run(np.array([a]), caps, bank, bust[:, 0].copy(), keep_table=True, moves=moves,
+                              term_bank=term)
+    return _turn_rows(result.rules, kernel, caps, int(caps[0]) + 2, bust, bank, moves, ta, tb)
+
+
+def seat_rows(result: SolveResult, a: int, others: np.ndarray, seat: int = 0) -> TurnRows:
+    """The policy's rows of a mover of `seat` with banked `a` against each row of `others` (units, shape (k, n - 1):
+    the opponents in playing order from the mover), as one `TurnRows` block: row i is the turn against `others[i]`.
+
+    One kernel pass with seat values (`passes.seat_pass`: `seat_bank_table`,
+    the bust vector ``P V(others, a)``) gives every turn state; the mover's
+    values make the block, so that every decision (advice, export, the
+    engine's table) is the policy table's.
+    """
+    return _turn_rows(result.rules, result.kernel, *seat_pass(result, a, others, seat))
+
+
+def _turn_rows(rules: Rules, kernel: TurnKernel, caps: np.ndarray, n: int, bust: np.ndarray, bank: BankTable,
+               moves: Decisions, ta: np.ndarray, tb: np.ndarray) -> TurnRows:
+    """The `TurnRows` block of one kernel pass with seat values (the mover's values and the pass's moves)."""
+    k = len(caps)
+    l0 = bust[:, 0].copy()
+    value = ta[:, :n, :, 0] + tb[:, :n] * l0[:, None, None]
+    plain, predict = kernel.roll_tables(value, l0)
+    d = rules.dice
+    choices = () if kernel.prediction is None else tuple(int(c) * UNIT for c in kernel.prediction.choices)
+    offset = np.arange(k, dtype=np.int64) * n
+    bank_v = (bank.a[:, :n, :, 0] + bank.b[:, :n] * l0[:, None, None]).reshape(-1, d)
+    return TurnRows(rules, caps, offset, l0, bank_v, rolled(plain, predict).reshape(-1, d),
+                    None if predict is None else plain[:, :, 1].reshape(-1).copy(),
+                    None if predict is None else predict.reshape(-1, predict.shape[-1]), choices, kernel.period,
+                    tie=TIE, move=moves.move[:, :n].reshape(-1, d), keep=moves.keep[:, :n].reshape(k * n, -1),
+                    told=None if predict is None else moves.told[:, :n].reshape(k * n, -1))
+
+
+def policy_of(result: SolveResult) -> PolicyTable:
+    """The policy table of a solved `win` result (any number of seats), one per result, kept with it: every
+    reader of the result (the advice, every bot of a game) reads the same rows, computed by groups when first
+    read (a table per reader would reserve its arrays once each: 1.2 GiB of address space under three-player
+    `standard`)."""
+    found: PolicyTable | None = result.__dict__.get("_policy")
+    if found is None:
+        with _LOCK:
+            found = result.__dict__.setdefault("_policy", PolicyTable.of(result))
+    return found
+
+
+_LOCK = threading.Lock()

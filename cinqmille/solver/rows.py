@@ -54,7 +54,7 @@ from ..errors import CinqmilleError
 from ..rules import Rules
 from ..rules.bank import UNIT
 from .choice import best, fold, ranking, roll_classes
-from .kernel import NEG, KeepGraph, Prediction, rolled
+from .keeps import NEG, KeepGraph, Prediction, rolled
 from .turn_eval import TurnExpectation, bust_odds, turn_expectation
 
 WIN = 1.0  # value of an instant win (the win objective)

@@ -10,7 +10,7 @@ import numpy as np
 from ..rules import Rules
 from ..rules.bank import UNIT
 from .choice import roll_classes
-from .kernel import KeepGraph, Prediction
+from .keeps import KeepGraph, Prediction
 from .turn_eval import TurnPlay, bank_gain
 
 

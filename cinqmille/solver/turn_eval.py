@@ -38,7 +38,7 @@ from ..dice import dice_tables
 from ..rules import Rules
 from ..rules.bank import SCORED, UNIT, BankRules
 from .choice import roll_classes
-from .kernel import KeepGraph, Prediction
+from .keeps import KeepGraph, Prediction
 
 
 @lru_cache(maxsize=16)

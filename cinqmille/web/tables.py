@@ -30,6 +30,10 @@ from typing import TYPE_CHECKING
 
 from ..errors import CinqmilleError
 from ..rules import Rules, content_key
+from ..solver.cache import cache_path
+from ..solver.api import load_cached
+from ..solver.cache import cache_dir, cache_path, evict_oldest
+from ..solver import solve
 
 if TYPE_CHECKING:
     from ..solver import SolveResult
@@ -184,8 +188,6 @@ class Tables:
             job.progress = max(job.progress, min(float(fraction), 1.0))
 
         try:
-            from ..solver import solve
-
             result = (self._solver or solve)(rules, "win", progress=progress, players=players)
             self._keep(job.key, result, rules, players)
             job.progress = 1.0
@@ -211,8 +213,6 @@ class Tables:
 
     def _bound_cache(self, rules: Rules, players: int) -> None:
         """Delete the oldest cached tables beyond `cache_max_bytes` (never the one just solved)."""
-        from ..solver.cache import cache_dir, cache_path, evict_oldest
-
         if self.cache_max_bytes is not None:
             evict_oldest(cache_dir(), self.cache_max_bytes, keep=[cache_path(rules, "win", players)])
 
@@ -231,8 +231,6 @@ class Tables:
 
 
 def _cache_path(rules: Rules, players: int) -> Path | None:
-    from ..solver.cache import cache_path
-
     try:
         return cache_path(rules, "win", players)
     except (OSError, ValueError):
@@ -243,8 +241,6 @@ def _load(rules: Rules, players: int) -> "SolveResult | None":
     """The cached table, read and checked by the CLI's loader (`solver.api.load_cached`), never computed here; None
     when there is none, or it is damaged, foreign or forged (deleted with a warning), or cannot be read (the
     background solve says why)."""
-    from ..solver.api import load_cached
-
     try:
         return load_cached(rules, "win", players)
     except (CinqmilleError, OSError):
