@@ -48,11 +48,12 @@ from ..solver.turn_eval import TurnPlay
 from ..words import number_word
 from ..work import Progress
 from ..solver import solve
-from ..solver.objectives import expected_rows
+from ..solver.objective_rows import expected_rows
 from ..position import check_score
 from ..rules.bank import BankRules
 from ..solver.grid import ScoreGrid
-from ..solver.objectives import expected_rows, race_rows, race_turns
+from ..solver.objective_rows import expected_rows, race_rows
+from ..solver.objectives import race_turns
 from ..solver.turns import counted
 from ..solver.budget import estimate
 from ..work import working

@@ -31,8 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import parsing
-from ..errors import CinqmilleError
-from ..position import PositionError
+from ..errors import CinqmilleError, PositionError
 from ..rules import Rules
 from ..rules.bank import UNIT
 from ..rules.loading import start_problem
