@@ -18,9 +18,9 @@ import subprocess
 import sys
 import time
 
-from cinqmille.advice import advise
-from cinqmille.policies.groups import ensure_groups
-from cinqmille.position import Position
+from cinqmille.app.advice import advise
+from cinqmille.table.groups import ensure_groups
+from cinqmille.table.position import Position
 from cinqmille.rules import load_rules
 from cinqmille.solver import solve
 

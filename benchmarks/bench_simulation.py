@@ -14,7 +14,7 @@ import os
 import statistics
 import time
 
-from cinqmille.policies.tables import policy_table
+from cinqmille.table.load import policy_table
 from cinqmille.rules import load_rules
 from cinqmille.simulation import SimConfig, simulate
 from cinqmille.solver import solve

@@ -84,7 +84,7 @@ def _rate(res: Any, seat: int) -> dict[str, Any]:
 
 def check(games: int, seed: int, jobs: int, out: Path, rules_name: str = "standard") -> None:
     """Three optimal players, `games` games: each seat's simulated win rate against the solved chance."""
-    from cinqmille.policies.tables import policy_table
+    from cinqmille.table.load import policy_table
     from cinqmille.rules import load_rules
     from cinqmille.simulation import SimConfig, simulate
     from cinqmille.solver import solve

@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from cinqmille.solver.policy import policy_of
+from cinqmille.table.policy import policy_of
 from cinqmille.rules import load_rules, rules_from_dict  # noqa: E402
 from cinqmille.solver import compute  # noqa: E402
 

@@ -35,10 +35,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .solver.locate import spot
-from .advice import Advice
-from .advice import advise as _advise
-from .position import Position
+from .table.locate import spot
+from .app.advice import Advice
+from .app.advice import advise as _advise
+from .table.position import Position
 from .research.ablate import KEYS, Ablation
 from .research.ablate import ablate as _ablate
 from .research.distribution import DistReport, dist_report

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from cinqmille.advice import advise
+from cinqmille.app.advice import advise
 from cinqmille.cli import main
 from cinqmille.dice import dice_tables, faces_of, reachable
-from cinqmille.position import Position, PositionError
+from cinqmille.table.position import Position, PositionError
 from cinqmille.rules import rules_from_dict
 from cinqmille.solver import solve
 from turn_table import turn_table

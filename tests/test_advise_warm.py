@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cinqmille.solver.policy import policy_of
-from cinqmille.advice import advise
-from cinqmille.policies import groups
-from cinqmille.position import Position
+from cinqmille.table.policy import policy_of
+from cinqmille.app.advice import advise
+from cinqmille.table import groups
+from cinqmille.table.position import Position
 from cinqmille.rules import rules_from_dict
 from cinqmille.solver import solve
 

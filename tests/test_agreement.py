@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cinqmille.solver.policy import policy_of
+from cinqmille.table.policy import policy_of
 from cinqmille.engine import play_game
 from cinqmille.policies.optimal import OptimalPolicy
 from cinqmille.rules import Rules, load_rules, rules_from_dict

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from brute_force_end_n import brute_force_end_n
 from cinqmille.solver.passes import sample_problem
-from cinqmille.advice import advise
-from cinqmille.position import Position, PositionError
+from cinqmille.app.advice import advise
+from cinqmille.table.position import Position, PositionError
 from cinqmille.rules import Rules, rules_from_dict
 from cinqmille.solver import compute
 from cinqmille.solver.result import SolveResult

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from cinqmille.solver.policy import policy_of
+from cinqmille.table.policy import policy_of
 from cinqmille.cli import main
 from cinqmille.errors import CinqmilleError
 from cinqmille.research.card import Card, CardRows, card_report, card_turns, evaluate, evaluate_turns
@@ -19,9 +19,9 @@ from cinqmille.research.distribution import GameChain, optimal_turns, pair_turns
 from cinqmille.rules import rules_from_dict
 from cinqmille.simulation.runner import SimConfig, simulate
 from cinqmille.solver import solve
-from cinqmille.solver.turn_dist import turn_distribution
-from cinqmille.solver.turn_eval import turn_expectation
-from cinqmille.solver.locate import locate_rows
+from cinqmille.table.turn_dist import turn_distribution
+from cinqmille.table.turn_eval import turn_expectation
+from cinqmille.table.locate import locate_rows
 
 from small_rulesets import TURN_RULESETS
 

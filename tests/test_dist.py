@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from cinqmille.solver.policy import policy_of
-from cinqmille.advice import advise
+from cinqmille.table.policy import policy_of
+from cinqmille.app.advice import advise
 from cinqmille.cli import main
 from cinqmille.engine import Banked, Game, new_player
 from cinqmille.policies.optimal import OptimalPolicy
-from cinqmille.position import Position, PositionError
+from cinqmille.table.position import Position, PositionError
 from cinqmille.research.distribution import expected_points, game_length, race_length, turn_points
 from cinqmille.rules import rules_from_dict
 from cinqmille.solver import solve

@@ -10,15 +10,15 @@ from itertools import product
 import numpy as np
 import pytest
 
-from cinqmille.solver.locate import spot
-from cinqmille.solver.policy import policy_of
-from cinqmille.advice import advise
+from cinqmille.table.locate import spot
+from cinqmille.table.policy import policy_of
+from cinqmille.app.advice import advise
 from cinqmille.dice import odds, reachable, rolls_of, ways
 from cinqmille.engine import Banked, Game, InstantWin, Kept, TurnStart, bank_allowed, bank_outcome, new_player
 from cinqmille.engine.judge import keep_lookup, prediction_choices
 from cinqmille.engine.state import GameView
 from cinqmille.policies.optimal import OptimalPolicy
-from cinqmille.position import Position
+from cinqmille.table.position import Position
 from cinqmille.rules import Rules, rules_from_dict
 from cinqmille.solver import solve
 

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from cinqmille import export as ex
+from cinqmille.app import export as ex
 from cinqmille.errors import CinqmilleError
-from cinqmille.advice import advise
+from cinqmille.app.advice import advise
 from cinqmille.cli import main
 from cinqmille.dice import dice_tables, faces_of, legal_keeps
-from cinqmille.position import Position
+from cinqmille.table.position import Position
 from cinqmille.rules import load_rules, rules_from_dict
 from cinqmille.solver import solve
 

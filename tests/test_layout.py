@@ -26,6 +26,21 @@ PACKAGE = "cinqmille"
 MAX_LINES = 600
 #: The mark that explains an import inside a function.
 LAZY = "# lazy:"
+#: The layers of the package, lowest first: a module imports only from its own layer and those below (docs/design.md).
+LAYERS = (
+    ("errors", "files", "parsing", "words", "work", "json_values", "address_space"),
+    ("rules",),
+    ("dice",),
+    ("solver",),  # knows rules and dice: not the table's position, nor the command line
+    ("table",),  # reads the solved tables
+    ("engine",),
+    ("policies",),
+    ("simulation",),
+    ("fair",),
+    ("app",),  # advice, export, play, players, review
+    ("research",),
+    ("notebook", "web", "cli", "__main__"),
+)
 
 
 def module_name(path: Path) -> str:
@@ -191,7 +206,9 @@ def counts() -> dict[str, object]:
             "  of cinqmille modules": sum(e.target.startswith(PACKAGE) for e in inner),
             "  marked lazy": sum(e.lazy for e in inner),
             "  unmarked": sum(not e.lazy for e in inner),
-            "modules over 600 lines": long_modules()}
+            "modules over 600 lines": long_modules(),
+            "imports up the layers": upward(edges),
+            "largest module": max((len(p.read_text(encoding="utf-8").splitlines()), m) for m, p in modules().items())}
 
 
 # -- the checks -------------------------------------------------------------------------------------------------
@@ -207,6 +224,27 @@ def test_every_import_in_a_function_says_why() -> None:
 
 def test_no_module_over_the_limit() -> None:
     assert long_modules() == {}
+
+
+def layer_of(module: str) -> int:
+    """The layer of a cinqmille module (`LAYERS`; the package's own ``__init__`` is above all)."""
+    top = module.split(".")[1] if "." in module else ""
+    for i, names in enumerate(LAYERS):
+        if top in names:
+            return i
+    return len(LAYERS)
+
+
+def upward(edges: list[Import]) -> list[str]:
+    """Imports (at any level, in functions too) of a module of a higher layer than the importer's."""
+    return sorted({f"{e.source} -> {e.target}" for e in edges
+                   if e.target.startswith(PACKAGE + ".") and layer_of(e.target) > layer_of(e.source)})
+
+
+def test_every_import_goes_down_the_layers() -> None:
+    """The solver imports rules and dice (and the small helpers), never a table reader, the engine or the command
+    line; the table readers never an application; and so on up `LAYERS`."""
+    assert upward(imports()) == []
 
 
 def test_the_checker_finds_a_circle_and_an_import_in_a_function(tmp_path: Path) -> None:

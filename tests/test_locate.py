@@ -7,12 +7,12 @@ import itertools
 import numpy as np
 import pytest
 
-from cinqmille.solver.policy import policy_of
+from cinqmille.table.policy import policy_of
 from cinqmille.errors import CinqmilleError
-from cinqmille.position import Position
+from cinqmille.table.position import Position
 from cinqmille.rules import rules_from_dict
 from cinqmille.solver import compute
-from cinqmille.solver.locate import Layout, locate, locate_rows, row_reader
+from cinqmille.table.locate import Layout, locate, locate_rows, row_reader
 from cinqmille.solver.n_player import leading
 
 UNIT = 50

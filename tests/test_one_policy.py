@@ -6,24 +6,24 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cinqmille.solver.locate import offer_options
-from cinqmille.solver.policy import policy_of
-from cinqmille.advice import advise
+from cinqmille.table.locate import offer_options
+from cinqmille.table.policy import policy_of
+from cinqmille.app.advice import advise
 from cinqmille.dice import dice_tables, faces_of
 from cinqmille.dice.scoring import Keep
 from cinqmille.engine import Game, GameView, new_player
 from cinqmille.engine.judge import bank_outcome
 from cinqmille.engine.state import LastRound, TakeOverOffer
-from cinqmille.play import bot_policy, view_advice, view_position
+from cinqmille.app.play import bot_policy, view_advice, view_position
 from cinqmille.policies import parse_policy
 from cinqmille.policies.optimal import OptimalPolicy
-from cinqmille.position import Position, PositionError
+from cinqmille.table.position import Position, PositionError
 from cinqmille.rules import Rules, rules_from_dict
 from cinqmille.simulation import SimConfig, simulate
 from cinqmille.simulation.stats import std_error
 from cinqmille.simulation.vecpolicies import OptimalVec
 from cinqmille.solver import SolveResult, solve
-from cinqmille.solver.locate import locate_rows
+from cinqmille.table.locate import locate_rows
 from turn_table import turn_table
 
 pytestmark = pytest.mark.usefixtures("session_cache")
@@ -483,7 +483,7 @@ def test_the_seat_tables_moves_are_the_solves_own() -> None:
     """σ for three players: the rows the advice and the engine's table read hold the pass's moves, optimal for
     the mover within `kernel.TIE`."""
     from cinqmille.solver.keeps import TIE
-    from cinqmille.solver.policy import seat_rows
+    from cinqmille.table.policy import seat_rows
 
     result = solve(rules_from_dict({"name": "sigma3", "goal": 1000, "opening": 300, "prediction": True}), players=3)
     scores = result.grid.scores

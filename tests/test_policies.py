@@ -5,21 +5,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cinqmille.solver.policy import policy_of
-from cinqmille.advice import advise
+from cinqmille.table.policy import policy_of
+from cinqmille.app.advice import advise
 from cinqmille.dice import dice_tables, faces_of, reachable
 from cinqmille.engine import GameView, new_player, play_game
 from cinqmille.errors import CinqmilleError
 from cinqmille.policies import parse_policy
 from cinqmille.policies.expected import ExpectedPolicy
 from cinqmille.policies.optimal import OptimalPolicy
-from cinqmille.policies.tables import policy_table
-from cinqmille.position import Position
+from cinqmille.table.load import policy_table
+from cinqmille.table.position import Position
 from cinqmille.rules import load_rules, rules_from_dict
 from cinqmille.solver import solve
 from cinqmille.solver.last_turn import LastTurn
-from cinqmille.solver.rows import last_turn_rows
-from cinqmille.solver.locate import locate_rows
+from cinqmille.table.rows import last_turn_rows
+from cinqmille.table.locate import locate_rows
 
 pytestmark = pytest.mark.usefixtures("session_cache")
 
@@ -171,7 +171,7 @@ def test_table_is_cached_on_disk(session_cache) -> None:
     first = policy_table(TINY, 2)
     files = list(session_cache.glob("tiny1000-optimal2p-policy-*.npz"))
     assert len(files) == 1
-    from cinqmille.policies import tables
+    from cinqmille.table import load as tables
 
     tables.forget()
     second = policy_table(TINY, 2)

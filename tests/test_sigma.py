@@ -17,20 +17,20 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cinqmille.solver.locate import offer_options, spot
-from cinqmille.solver.policy import policy_of
-from cinqmille import export as ex
-from cinqmille.advice import advise
+from cinqmille.table.locate import offer_options, spot
+from cinqmille.table.policy import policy_of
+from cinqmille.app import export as ex
+from cinqmille.app.advice import advise
 from cinqmille.dice import dice_tables, faces_of, legal_keeps
 from cinqmille.engine.state import GameView, PlayerState
 from cinqmille.policies.optimal import OptimalPolicy
-from cinqmille.position import Position, PositionError
+from cinqmille.table.position import Position, PositionError
 from cinqmille.rules import Rules, rules_from_dict
 from cinqmille.simulation.vecpolicies import OptimalVec
 from cinqmille.solver import SolveResult, compute
 from cinqmille.solver.choice import block_graph
-from cinqmille.solver.rows import keep_choices
-from cinqmille.solver.locate import locate_rows
+from cinqmille.table.rows import keep_choices
+from cinqmille.table.locate import locate_rows
 
 UNIT = 50
 RULESETS = {

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from brute_force import brute_force_game, brute_force_win
-from cinqmille.advice import advise
+from cinqmille.app.advice import advise
 from cinqmille.dice import dice_tables, faces_of, legal_keeps, reachable
-from cinqmille.position import Position
+from cinqmille.table.position import Position
 from cinqmille.rules import Rules, rules_from_dict
 from cinqmille.rules import load_rules
 from cinqmille.solver import compute, relaxations

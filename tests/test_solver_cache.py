@@ -227,7 +227,8 @@ def test_forged_policy_table_is_recomputed(what: str, ruleset: str, cache_dir: P
     checksum gives one warning, is rebuilt equal to a fresh table, and the next run reads it silently."""
     import warnings
 
-    from cinqmille.policies import optimal, tables
+    from cinqmille.policies import optimal
+    from cinqmille.table import load as tables
 
     rules = rules_from_dict(TINY if ruleset == "tiny" else ZERO3, "forge")
     tables.forget()
@@ -263,7 +264,7 @@ SEATS_FORGERIES = {
 def test_forged_three_player_table_is_recomputed(what: str, cache_dir: Path) -> None:
     """A cached three-player policy table with a move of 7, flipped moves, reversed scores or values, or bad
     metadata, and a valid checksum, gives one warning and is rebuilt equal to a fresh table."""
-    from cinqmille.policies import tables
+    from cinqmille.table import load as tables
 
     rules = rules_from_dict(THREE, "forge3")
     tables.forget()
@@ -374,7 +375,7 @@ def test_a_vouch_that_is_not_a_regular_file_is_ignored(cache_dir: Path, monkeypa
 def test_a_forged_move_that_is_not_the_best_is_refused(cache_dir: Path) -> None:
     """One move of a cached two-player table changed to another legal move that is worse for the table's own
     values (outside the sampled rows) is refused: every move must be a best option of its state."""
-    from cinqmille.policies import tables
+    from cinqmille.table import load as tables
 
     rules = rules_from_dict({"goal": 1000, "opening": 150}, "forge-move")
     tables.forget()

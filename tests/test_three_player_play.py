@@ -5,16 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cinqmille.solver.locate import spot
-from cinqmille.solver.policy import policy_of
+from cinqmille.table.locate import spot
+from cinqmille.table.policy import policy_of
 from cinqmille.engine import play_game
 from cinqmille.policies.optimal import OptimalPolicy, view_position
 from cinqmille.rules import rules_from_dict
 from cinqmille.simulation import SimConfig, simulate
 from cinqmille.solver import compute
 from cinqmille.solver.n_player import leading, threatening
-from cinqmille.solver.policy import seat_rows
-from cinqmille.solver.locate import locate, locate_rows
+from cinqmille.table.policy import seat_rows
+from cinqmille.table.locate import locate, locate_rows
 
 SMALL = {"goal": 500, "opening": 150}
 EXACT = {"goal": 400, "opening": 100, "end": "exact"}
@@ -36,7 +36,7 @@ def test_every_decision_of_the_table_is_the_advice_rows(rules_dict: dict, player
     for three and four players; the engine policy reads the same row."""
     import itertools
 
-    from cinqmille.position import Position
+    from cinqmille.table.position import Position
 
     rules = rules_from_dict(rules_dict)
     result = compute(rules, players=players)
@@ -151,7 +151,7 @@ def test_three_optimal_players_match_the_solve_at_goal_1500() -> None:
 
 def test_the_bots_of_a_game_share_one_table() -> None:
     """Every bot of a three-player game reads one policy table (one per bot reserved gigabytes under `standard`)."""
-    from cinqmille.play import bot_policy
+    from cinqmille.app.play import bot_policy
 
     result = compute(rules_from_dict({"goal": 300, "opening": 100, "end": "exact"}), players=3)
     bots = [bot_policy(result) for _ in range(5)]

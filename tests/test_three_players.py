@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from brute_force_n import brute_force_n
-from cinqmille.solver.locate import spot
+from cinqmille.table.locate import spot
 from cinqmille.cli import main
-from cinqmille.position import Position
+from cinqmille.table.position import Position
 from cinqmille.rules import rules_from_dict
 from cinqmille.solver import compute
 from cinqmille.solver.grid import ScoreGrid

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cinqmille.solver.locate import spot
-from cinqmille.position import Position
+from cinqmille.table.locate import spot
+from cinqmille.table.position import Position
 from cinqmille.solver import SolveResult
 from cinqmille.solver.choice import fold
 

@@ -36,7 +36,7 @@ GAME_PAIRS = 120_000
 def command(rules_spec: str, me: str | None, opp: str | None, turn: str | None, dice: str | None, objective: str,
             turns: bool, plot: Path | None, as_json: bool) -> None:
     """The exact distribution of the points the rest of this turn banks when played by the solved policy."""
-    from ..position import Position  # lazy: start-up time (not for --help)
+    from ..table.position import Position  # lazy: start-up time (not for --help)
     from ..research.distribution import dist_report  # lazy: start-up time (not for --help)
 
     rules = resolve_rules(rules_spec)

@@ -43,8 +43,21 @@ def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp:
     """Write the optimal policy: scores, turn points, dice, best action and chances to win by banking and rolling, and the best keep of every roll."""
     from ..errors import CinqmilleError  # lazy: start-up time (not for --help)
     # lazy: start-up time (not for --help)
-    from ..export import (EXPORT_COST, EXPORT_COST_NO_KEEPS, check_every_rows, check_targets, format_of, keep_rows,
-                          meta_of, need_pyarrow, parse_scores, policy_rows, reachable, seat_tables, write_policy)
+    from ..app.export import (
+        EXPORT_COST,
+        EXPORT_COST_NO_KEEPS,
+        check_every_rows,
+        check_targets,
+        format_of,
+        keep_rows,
+        meta_of,
+        need_pyarrow,
+        parse_scores,
+        policy_rows,
+        reachable,
+        seat_tables,
+        write_policy,
+    )
     from ..files import check_folder  # lazy: start-up time (not for --help)
     from ..rules.bank import UNIT  # lazy: start-up time (not for --help)
     from .advise_cmd import load_win_table  # lazy: start-up time (not for --help)

@@ -22,7 +22,7 @@ from ..engine.state import GameView
 from ..rules import Rules
 from ..rules.bank import UNIT
 from ..solver.choice import block_graph
-from ..solver.rows import roll_class, same_keep
+from ..table.rows import roll_class, same_keep
 from ..errors import CinqmilleError
 from ..parsing import whole
 from ..rules.bank import BankRules

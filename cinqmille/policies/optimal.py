@@ -42,22 +42,22 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..solver.locate import spot
+from ..table.locate import spot
 from ..dice.scoring import Keep
 from ..engine.state import GameView, TakeOverOffer
 from ..errors import CinqmilleError
-from ..position import Position
+from ..table.position import Position
 from ..rules import Rules
 from ..rules.end import UNIT
 from ..solver.api import solve, table_players
 from ..solver.choice import block_graph
-from ..solver.policy import PolicyTable
-from ..solver.locate import locate
+from ..table.policy import PolicyTable
+from ..table.locate import locate
 from ..solver.rounds import rounds_solved
-from ..solver.rows import TurnRows, roll_keep, same_keep
+from ..table.rows import TurnRows, roll_keep, same_keep
 from ..solver.result import SolveResult
 from ..words import table_words, threat_words
-from .tables import policy_table
+from ..table.load import policy_table
 
 #: Called after each decision with the question ("keep", "bank", "take_over", "predict"), the view, the
 #: answer and a detail: (the kept `Keep`, whether it follows a right announcement) for a keep, the offer for

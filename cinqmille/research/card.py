@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..solver.policy import policy_of
+from ..table.policy import policy_of
 from ..policies.card import START, Card, CardRows, fitted
 from ..rules import Rules
 from ..rules.bank import UNIT

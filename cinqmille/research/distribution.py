@@ -34,25 +34,25 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..solver.locate import spot
-from ..solver.policy import policy_of
+from ..table.locate import spot
+from ..table.policy import policy_of
 from ..errors import CinqmilleError
-from ..position import Position, PositionError
+from ..table.position import Position, PositionError
 from ..rules import Rules
 from ..rules.bank import UNIT
 from ..solver.n_player import MAX_PLAYERS
-from ..solver.locate import locate_rows
-from ..solver.rows import TurnRows
-from ..solver.turn_dist import TurnPoints, turn_distribution, turn_distributions
-from ..solver.turn_eval import TurnPlay
+from ..table.locate import locate_rows
+from ..table.rows import TurnRows
+from ..table.turn_dist import TurnPoints, turn_distribution, turn_distributions
+from ..table.turn_eval import TurnPlay
 from ..words import number_word
 from ..work import Progress
 from ..solver import solve
-from ..solver.objective_rows import expected_rows
-from ..position import check_score
+from ..table.objectives import expected_rows
+from ..table.position import check_score
 from ..rules.bank import BankRules
 from ..solver.grid import ScoreGrid
-from ..solver.objective_rows import expected_rows, race_rows
+from ..table.objectives import expected_rows, race_rows
 from ..solver.objectives import race_turns
 from ..solver.turns import counted
 from ..solver.budget import estimate

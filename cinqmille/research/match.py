@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..solver.policy import policy_of
+from ..table.policy import policy_of
 from ..errors import CinqmilleError
-from .. import players
-from ..players import SYNONYMS
+from ..app import players
+from ..app.players import SYNONYMS
 from ..rules import Rules
 from ..rules.bank import UNIT
 from ..simulation.model import roll_model

@@ -23,16 +23,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import CinqmilleError
-from ..policies.tables import policy_table
+from ..table.load import policy_table
 from ..rules import Rules
 from ..rules.bank import UNIT, BankRules
 from ..solver import solve
-from ..solver.locate import locate_rows
-from ..solver.policy import PolicyTable
+from ..table.locate import locate_rows
+from ..table.policy import PolicyTable
 from ..files import atomic_write
 from ..solver.grid import ScoreGrid
 from ..files import check_folder, check_target
-from ..solver.turn_eval import bust_odds
+from ..table.turn_eval import bust_odds
 from .card import card_moves
 from .ablate import quantile
 import textwrap

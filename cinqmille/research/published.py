@@ -28,7 +28,7 @@ from ..files import atomic_write
 from ..rules import Rules, load_rules
 from ..solver.api import solve
 from ..fair import fair_start as fairest
-from ..position import Position
+from ..table.position import Position
 from .distribution import expected_points
 from .distribution import race_length
 from .match import match

@@ -30,11 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from ..solver.policy import policy_of
+from ..table.policy import policy_of
 from ..errors import CinqmilleError
 from ..rules import Rules
 from ..rules.bank import UNIT
-from ..solver.locate import locate_rows
+from ..table.locate import locate_rows
 from .distribution import TAIL, _follow, _moves
 from ..solver.api import solve
 from ..solver.turns import counted

@@ -35,11 +35,11 @@ from ..policies import parse_policy
 from ..rules import Rules, content_key
 from ..solver import cache, relaxations
 from ..solver.grid import ScoreGrid
-from ..solver.locate import Layout, row_reader
+from ..table.locate import Layout, row_reader
 from .stats import BatchStats, std_error, wilson
 from .vecpolicies import has_vector_form
 from .vecpolicies import vector_policy
-from ..policies.tables import policy_table
+from ..table.load import policy_table
 from .referee_path import play_batch_referee
 from .vectorised import play_batch
 from ..policies.expected import expected_table

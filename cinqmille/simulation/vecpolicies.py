@@ -26,12 +26,12 @@ import numpy as np
 from ..errors import CinqmilleError
 from ..policies import parse_policy
 from ..policies.heuristics import CautiousPolicy, ThresholdPolicy, guarded_bank
-from ..policies.tables import policy_table
+from ..table.load import policy_table
 from ..solver.api import table_players
 from ..rules import Rules
 from ..rules.bank import UNIT, BankRules
-from ..solver.policy import PolicyTable
-from ..solver.rows import TurnRows
+from ..table.policy import PolicyTable
+from ..table.rows import TurnRows
 from .model import RollModel, roll_model
 from ..policies.expected import expected_table
 from ..policies.card import CardRows, parse_card

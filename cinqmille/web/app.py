@@ -35,7 +35,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..errors import CinqmilleError
 from ..json_values import finite
-from ..position import Position, PositionError
+from ..table.position import Position, PositionError
 from ..rules import Rules, load_rules, preset_descriptions, to_dict, to_toml
 from ..rules.loading import PRESET_NAMES, RulesError
 from ..words import number_word, table_words, threat_words
@@ -48,9 +48,9 @@ from .tables import Job, QueueFull, Tables, table_key
 from ..engine.replay import replay_sheet_log
 from ..engine.sheet import SheetError, SheetRefusal, SheetState, play_sheet, sheet_log
 from ..solver.api import table_players
-from ..review import ReviewError, review_sheet
-from ..advice import advise
-from ..review import choice_words
+from ..app.review import ReviewError, review_sheet
+from ..app.advice import advise
+from ..app.review import choice_words
 from ..solver.n_player import leading
 
 if TYPE_CHECKING:

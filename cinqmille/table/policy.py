@@ -49,17 +49,17 @@ from typing import Any, Self
 import numpy as np
 
 from ..errors import CinqmilleError
-from ..position import PositionError
+from .position import PositionError
 from ..rules import Rules
 from ..rules.end import UNIT
 from ..work import working
-from .cache import CorruptTable
-from .choice import differs, layout_problem, sample_groups
-from .kernel import BankTable, Decisions, TurnKernel
-from .keeps import TIE, rolled
-from .last_turn import LastTurn
-from .passes import pair_pass, seat_pass
-from .result import SolveResult
+from ..solver.cache import CorruptTable
+from ..solver.choice import differs, layout_problem, sample_groups
+from ..solver.kernel import BankTable, Decisions, TurnKernel
+from ..solver.keeps import TIE, rolled
+from ..solver.last_turn import LastTurn
+from ..solver.passes import pair_pass, seat_pass
+from ..solver.result import SolveResult
 from .rows import TurnRows, last_turn_rows
 
 #: Rows (opponent scores) of one group of a two-player table: small enough for a quick advice, large enough for a

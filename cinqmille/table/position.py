@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from .errors import PositionError as PositionError  # the error of a position, below the solver
-from .rules import Rules
-from .rules.end import LAST_TURN_SEAT
-from .dice.reach import reachable, why_unreachable
+from ..errors import PositionError as PositionError  # the error of a position, below the solver
+from ..rules import Rules
+from ..rules.end import LAST_TURN_SEAT
+from ..dice.reach import reachable, why_unreachable
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,8 @@ figures, the sentence, and the notes when the figures are not exact."""
 from __future__ import annotations
 
 from .advice import Advice, Choice, Figure, figure_words
-from .rules import Rules
-from .words import dice_words, faces_words, pct, plain_assumption
+from ..rules import Rules
+from ..words import dice_words, faces_words, pct, plain_assumption
 
 
 def notes_text(exact: bool, assumptions: tuple[str, ...], verbose: bool = False,

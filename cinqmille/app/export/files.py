@@ -10,18 +10,30 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from ..errors import CinqmilleError
-from ..files import atomic_write_all, check_target
-from ..parsing import quoted, whole
-from ..rules import to_dict
-from .columns import (COLUMNS, EVERY, FORMATS, KEEP_COLUMNS, KEEP_COLUMNS_Z, KEEPS, THEN,
-                      Columns, Docs, Meta, columns_of, seat_columns)
+from ...errors import CinqmilleError
+from ...files import atomic_write_all, check_target
+from ...parsing import quoted, whole
+from ...rules import to_dict
+from .columns import (
+    COLUMNS,
+    EVERY,
+    FORMATS,
+    KEEP_COLUMNS,
+    KEEP_COLUMNS_Z,
+    KEEPS,
+    THEN,
+    Columns,
+    Docs,
+    Meta,
+    columns_of,
+    seat_columns,
+)
 from .keeps import points_dtype
-from ..solver.turns import counted
-from ..solver.n_player import MAX_PLAYERS
+from ...solver.turns import counted
+from ...solver.n_player import MAX_PLAYERS
 
 if TYPE_CHECKING:
-    from ..solver import SolveResult
+    from ...solver import SolveResult
 
 # -- writers ------------------------------------------------------------------------------
 def format_of(path: Path, fmt: str | None) -> str:

@@ -28,28 +28,28 @@ from typing import TYPE_CHECKING, Protocol, cast
 
 import numpy as np
 
-from .solver.policy import policy_of
+from ..table.policy import policy_of
 from .advice import Advice, advise
 from .advice_text import notes_text, render_text
-from .dice.scoring import Keep, counts_of, faces_of
-from .engine import DiceSource, Game
-from .engine import log as ev
-from .engine.state import GameView, TakeOverOffer
-from .errors import CinqmilleError
-from .parsing import faces, whole
+from ..dice.scoring import Keep, counts_of, faces_of
+from ..engine import DiceSource, Game
+from ..engine import log as ev
+from ..engine.state import GameView, TakeOverOffer
+from ..errors import CinqmilleError
+from ..parsing import faces, whole
 from .players import HUMAN, SYNONYMS
-from .policies.heuristics import best_keep
-from .policies.optimal import Narrator, OptimalPolicy
-from .policies.optimal import view_position as engine_position
-from .solver.locate import reduced
-from .words import dice_words, faces_words, players_words, table_words, threat_words
-from .position import Position, PositionError
-from .rules import Rules
-from .policies import parse_policy
+from ..policies.heuristics import best_keep
+from ..policies.optimal import Narrator, OptimalPolicy
+from ..policies.optimal import view_position as engine_position
+from ..table.locate import reduced
+from ..words import dice_words, faces_words, players_words, table_words, threat_words
+from ..table.position import Position, PositionError
+from ..rules import Rules
+from ..policies import parse_policy
 
 if TYPE_CHECKING:
-    from .engine.protocol import Policy
-    from .solver import SolveResult
+    from ..engine.protocol import Policy
+    from ..solver import SolveResult
 
 OPTIMAL = "optimal"
 

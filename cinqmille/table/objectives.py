@@ -12,10 +12,10 @@ import numpy as np
 
 from ..rules import Rules
 from ..rules.bank import UNIT, BankRules
-from .grid import ScoreGrid
-from .kernel import TurnKernel
-from .keeps import KeepGraph, best_keeps, build_keep_graph, rolled
-from .objectives import expected_turn, race_turns
+from ..solver.grid import ScoreGrid
+from ..solver.kernel import TurnKernel
+from ..solver.keeps import KeepGraph, best_keeps, build_keep_graph, rolled
+from ..solver.objectives import expected_turn, race_turns
 from .rows import TurnRows
 
 

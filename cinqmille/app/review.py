@@ -37,26 +37,26 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from .advice import Advice, Choice, advise
-from .words import faces_words, pct
-from .dice.scoring import Keep, faces_of
-from .engine.dice_source import ScriptedDice
-from .engine.errors import EngineError
-from .engine.log import Event, GameEnd, event_from_dict, event_to_dict
-from .engine.referee import Game
-from .engine.replay import script_of
-from .engine.sheet import LOG_FORMAT as SHEET_FORMAT
-from .engine.sheet import MAX_ENTRIES, Sheet, SheetError, check_names, entry_from_dict, read_sheet_log
-from .engine.state import GameView, PlayerState, ScoreEntry, TakeOverOffer
-from .errors import CinqmilleError
-from .files import atomic_write
-from .parsing import faces
-from .position import PositionError
-from .rules import Rules
-from .rules.loading import MAX_POINTS, PRESET_NAMES, rules_from_dict, to_dict
-from .work import Progress, working
+from ..words import faces_words, pct
+from ..dice.scoring import Keep, faces_of
+from ..engine.dice_source import ScriptedDice
+from ..engine.errors import EngineError
+from ..engine.log import Event, GameEnd, event_from_dict, event_to_dict
+from ..engine.referee import Game
+from ..engine.replay import script_of
+from ..engine.sheet import LOG_FORMAT as SHEET_FORMAT
+from ..engine.sheet import MAX_ENTRIES, Sheet, SheetError, check_names, entry_from_dict, read_sheet_log
+from ..engine.state import GameView, PlayerState, ScoreEntry, TakeOverOffer
+from ..errors import CinqmilleError
+from ..files import atomic_write
+from ..parsing import faces
+from ..table.position import PositionError
+from ..rules import Rules
+from ..rules.loading import MAX_POINTS, PRESET_NAMES, rules_from_dict, to_dict
+from ..work import Progress, working
 from .play import view_position
-from .solver import solve
-from .solver.api import table_players
+from ..solver import solve
+from ..solver.api import table_players
 
 #: The format name and version of a game log (a game played with dice).
 GAME_FORMAT, GAME_VERSION = "cinqmille-game", 1

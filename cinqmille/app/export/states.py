@@ -6,23 +6,22 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from ..solver.policy import policy_of
-from ..errors import CinqmilleError
-from ..parsing import quoted, whole
-from ..position import check_score
-from ..rules import Rules
-from ..rules.bank import UNIT
-from .columns import (COLUMNS, EVERY, MAX_EVERY_ROWS, Columns, kind_labels, opponent_columns,
-                      seat_columns)
+from ...table.policy import policy_of
+from ...errors import CinqmilleError
+from ...parsing import quoted, whole
+from ...table.position import check_score
+from ...rules import Rules
+from ...rules.bank import UNIT
+from .columns import COLUMNS, EVERY, MAX_EVERY_ROWS, Columns, kind_labels, opponent_columns, seat_columns
 from .keeps import _fill_keeps, _keep_arrays, _keep_layout, _Rolls, _rolls, points_dtype
-from ..dice.reach import reachable as reach
-from ..solver.locate import locate_rows
-from ..solver.policy import seat_rows
+from ...dice.reach import reachable as reach
+from ...table.locate import locate_rows
+from ...table.policy import seat_rows
 import itertools
 
 if TYPE_CHECKING:
-    from ..solver import SolveResult
-    from ..solver.rows import TurnRows
+    from ...solver import SolveResult
+    from ...table.rows import TurnRows
 
 # -- which states ------------------------------------------------------------------------
 def reachable(rules: Rules, tmax: int) -> np.ndarray:

@@ -35,19 +35,29 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from .solver.locate import offer_options, spot
-from .position import Position, PositionError
-from .rules import Rules
-from .rules.bank import UNIT, BankRules
-from .words import (BOUND, RULE_OFF, dice_words, faces_words, keep_words, number_word, pct, pct_pair,
-                    players_words, reduction_words)
-from .solver import parse_faces
-from .solver.rows import keep_choices
-from .solver.choice import ranking
-from .solver.choice import best
+from ..table.locate import offer_options, spot
+from ..table.position import Position, PositionError
+from ..rules import Rules
+from ..rules.bank import UNIT, BankRules
+from ..words import (
+    BOUND,
+    RULE_OFF,
+    dice_words,
+    faces_words,
+    keep_words,
+    number_word,
+    pct,
+    pct_pair,
+    players_words,
+    reduction_words,
+)
+from ..solver import parse_faces
+from ..table.rows import keep_choices
+from ..solver.choice import ranking
+from ..solver.choice import best
 
 if TYPE_CHECKING:  # keep start-up light: the solver is imported by the caller
-    from .solver import SolveResult
+    from ..solver import SolveResult
 
 #: Best two options closer than this (0.5 percentage points of the chance to win): the choice barely matters.
 CLOSE = 0.005
@@ -256,7 +266,7 @@ def _this_game(advice: Advice, players: int, table: int) -> Advice:
     """An answer of a game of `players` read from the table of `table` players: the table's decision, and every
     chance this game's, estimated by playing the game out from each option (`simulation.estimate`); where the
     simulator cannot play the ruleset, no chance at all (kind "none")."""
-    from .simulation.estimate import Start, estimate, why_not  # lazy: start-up time (only beyond the solved table)
+    from ..simulation.estimate import Start, estimate, why_not  # lazy: start-up time (only beyond the solved table)
 
     rules, pos = advice.rules, advice.position
     assert pos.others is not None

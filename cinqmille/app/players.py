@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import CinqmilleError
-from .rules import Rules
-from .policies import parse_policy
+from ..errors import CinqmilleError
+from ..rules import Rules
+from ..policies import parse_policy
 
 HUMAN = "human"
 #: Other names of policies.

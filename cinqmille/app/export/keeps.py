@@ -8,19 +8,19 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from ..solver.policy import policy_of
-from ..errors import CinqmilleError
-from ..rules import Rules
-from ..rules.bank import UNIT
+from ...table.policy import policy_of
+from ...errors import CinqmilleError
+from ...rules import Rules
+from ...rules.bank import UNIT
 from .columns import EVERY, MAX_EVERY_ROWS, SCORELESS, Columns, kinds_of
-from ..solver.choice import block_graph, ranking
-from ..solver.rows import same_keep
-from ..dice import dice_tables
-from ..solver.locate import locate_rows
+from ...solver.choice import block_graph, ranking
+from ...table.rows import same_keep
+from ...dice import dice_tables
+from ...table.locate import locate_rows
 
 if TYPE_CHECKING:
-    from ..solver import SolveResult
-    from ..solver.rows import TurnRows
+    from ...solver import SolveResult
+    from ...table.rows import TurnRows
 
 def _keep_arrays(n: int, pdt: type, every: bool) -> Columns:
     """The empty columns of `n` keep rows that `_fill_keeps` fills (with `every`, the columns `EVERY` too)."""

@@ -6,11 +6,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..words import number_word
-from ..solver.turns import counted
+from ...words import number_word
+from ...solver.turns import counted
 
 if TYPE_CHECKING:
-    from ..solver import SolveResult
+    from ...solver import SolveResult
 
 COLUMNS: tuple[str, ...] = ("me", "opp", "seat", "turn", "dice", "action", "win", "bank", "roll")
 KEEP_COLUMNS: tuple[str, ...] = ("me", "opp", "seat", "turn", "dice", "rolled", "keep", "points", "left", "then")

@@ -61,11 +61,43 @@ symbolic link to one) refuses the export before any file is written
 
 from __future__ import annotations
 
-from .columns import (COLUMN_DOCS, COLUMNS, COLUMNS_Z, EVERY, EVERY_DOCS, EXPORT_COST, EXPORT_COST_NO_KEEPS,
-                      FORMATS, KEEP_COLUMNS, KEEP_COLUMNS_Z, KEEP_DOCS, KEEPS, MAX_EVERY_ROWS, SCORELESS, THEN,
-                      Columns, Docs, Meta, columns_of, kind_labels, kinds_of, opponent_columns, seat_columns)
-from .files import (check_targets, format_of, keeps_path, meta_of, need_pyarrow, policy_files, read_meta,
-                    read_policy, sidecar_path, write_policy)
+from .columns import (
+    COLUMN_DOCS,
+    COLUMNS,
+    COLUMNS_Z,
+    EVERY,
+    EVERY_DOCS,
+    EXPORT_COST,
+    EXPORT_COST_NO_KEEPS,
+    FORMATS,
+    KEEP_COLUMNS,
+    KEEP_COLUMNS_Z,
+    KEEP_DOCS,
+    KEEPS,
+    MAX_EVERY_ROWS,
+    SCORELESS,
+    THEN,
+    Columns,
+    Docs,
+    Meta,
+    columns_of,
+    kind_labels,
+    kinds_of,
+    opponent_columns,
+    seat_columns,
+)
+from .files import (
+    check_targets,
+    format_of,
+    keeps_path,
+    meta_of,
+    need_pyarrow,
+    policy_files,
+    read_meta,
+    read_policy,
+    sidecar_path,
+    write_policy,
+)
 from .keeps import check_every_rows, every_rows_at_least, faces_code, keep_rows, points_dtype
 from .states import pair_rows, parse_scores, policy_rows, reachable, seat_tables
 

@@ -22,16 +22,16 @@ from typing import Any, Callable, Protocol
 import numpy as np
 
 from ..errors import CinqmilleError
-from ..position import Position, PositionError
+from .position import Position, PositionError
 from ..rules import Rules
 from ..rules.bank import UNIT
-from .choice import ranking
-from .grid import ScoreGrid
-from .n_player import threatening
+from ..solver.choice import ranking
+from ..solver.grid import ScoreGrid
+from ..solver.n_player import threatening
 from .policy import policy_of
-from .result import SolveResult, at_starts
+from ..solver.result import SolveResult, at_starts
 from .rows import TurnRows
-from .turns import counted
+from ..solver.turns import counted
 
 
 class Table(Protocol):

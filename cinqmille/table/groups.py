@@ -39,13 +39,13 @@ from typing import Any
 
 import numpy as np
 
-from ..solver.policy import policy_of
+from .policy import policy_of
 from ..errors import CinqmilleError
 from ..files import atomic_write
 from ..rules import content_key
 from ..solver import cache
 from ..solver.choice import differs, sample_groups
-from ..solver.policy import PolicyTable
+from .policy import PolicyTable
 
 #: The format of a groups file (raised when its columns change).
 FORMAT = 2

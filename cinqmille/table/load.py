@@ -21,13 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from ..solver.policy import policy_of
+from .policy import policy_of
 from ..errors import CinqmilleError
 from ..rules import Rules, content_key, load_rules
 from ..solver import cache
 from ..solver.kernel import TurnKernel
 from ..solver.choice import keep_problem, move_problem
-from ..solver.policy import PolicyTable, layers
+from .policy import PolicyTable, layers
 from ..solver.api import check_players, solve
 from ..solver.api import solve
 
