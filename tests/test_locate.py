@@ -1,4 +1,4 @@
-"""One reading of a position in a policy table (`solver.locate`): `locate`, its vector form and the reduction."""
+"""One reading of a position in a policy table (`table.locate`): `locate`, its vector form and the reduction."""
 
 from __future__ import annotations
 

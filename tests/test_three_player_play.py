@@ -32,7 +32,7 @@ def _states(block, r: int, dice: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
     ({"goal": 300, "opening": 100, "end": "exact"}, 4), ({"goal": 300, "opening": 100, "prediction": True}, 4)])
 def test_every_decision_of_the_table_is_the_advice_rows(rules_dict: dict, players: int) -> None:
     """At every row and turn state the table's move, announcement and keep of every roll class (stored from
-    groups of rows) are those of the advice's row alone (`n_player.seat_rows`), and its values agree to 1e-13,
+    groups of rows) are those of the advice's row alone (`table.policy.seat_rows`), and its values agree to 1e-13,
     for three and four players; the engine policy reads the same row."""
     import itertools
 

@@ -22,7 +22,7 @@ mean points the turn banks if the player takes it and then plays as advised
 fails at once (`bust`). The values, the ranking and its tie-break (bank before
 roll; among keeps an instant win, then more points, then more dice in hand;
 start afresh before taking over; roll plainly before announcing) and the
-expected points are the policy table's (`cinqmille.solver.policy`), so the
+expected points are the policy table's (`cinqmille.table.policy`), so the
 best option is the move that every player of the project makes.
 
 The sentence says when the choice barely matters (the best two options within

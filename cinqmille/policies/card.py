@@ -240,5 +240,5 @@ class CardPolicy(_Heuristic):
 
 
 def make_policy(arg: str | None, rules: Rules, rng: np.random.Generator | None = None) -> CardPolicy:
-    """`parse_policy("card[:ARG]", rules)`: the card (`research.card.parse_card`)."""
+    """`parse_policy("card[:ARG]", rules)`: the card (`parse_card`)."""
     return CardPolicy(rules, parse_card(arg, rules))

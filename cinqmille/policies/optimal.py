@@ -1,11 +1,11 @@
 """`optimal`: the solved policy behind the engine's `Policy` protocol, for 2 to 8 players.
 
-Every decision is a policy table's (`policies.tables.policy_table`: the
+Every decision is a policy table's (`table.load.policy_table`: the
 the `PolicyTable` of the table's size, built from the solved `win` result of
 that size): this module only turns
 the referee's question into a position (`view_position`, through
 `Position.at_table`, the one reading of a table's state) and asks the table
-where that position is read (`solver.locate.locate`) and what its one function decides:
+where that position is read (`table.locate.locate`) and what its one function decides:
 
 - which keep: the one the solve took for the roll (`roll_keep`; after a right
   announcement the keeps double the turn points);
@@ -22,7 +22,7 @@ the opponents who threaten most when N is larger (`n_player.leading`: the
 highest scores, on a tie the one who plays sooner, kept in their playing
 order), the reduction that `advise --opp` uses. Under a last round or
 take-over offers, a game whose size is the solved table's reads the solve
-itself (`SolveResult.spot`, the advice's rows: the seat's own turns, the
+itself (`table.locate.spot`, the advice's rows: the seat's own turns, the
 offers, every last turn), kept once loaded; a larger game reads as before:
 offers declined, and each last turn from the two-player table (the best
 chance to pass the score to beat, exact for the last player to move). Where

@@ -21,7 +21,7 @@ written from them, so that the rule a reader follows is the rule evaluated:
 (`Card.threshold`).
 
 How a card is evaluated (`evaluate`): its decisions are a block of rows
-(`CardRows`, a `solver.policy.TurnPlay`), one row per score of the mover and
+(`CardRows`, a `table.turn_eval.TurnPlay`), one row per score of the mover and
 gap bucket, so that the forward pass of the turn (`policy.turn_distributions`)
 gives the outcome of each distinct turn once; the optimal player's turns come
 from the solved policy table (`distribution.optimal_turns`); the game between

@@ -2,7 +2,7 @@
 
 - `turn_points`: the exact distribution of the points that the rest of the
   current turn banks, played by the solved `win` policy from a position (the
-  forward pass of `solver.policy.turn_distribution`, which reads the decisions
+  forward pass of `table.turn_dist.turn_distribution`, which reads the decisions
   that the `expected` figure of `advise` reads, so its mean is that figure).
 - `expected_points`: the same under the `expected` policy (the most points of
   one turn alone); its mean is ``E`` of `solve --objective expected`.

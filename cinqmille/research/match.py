@@ -1,7 +1,7 @@
 """Two policies against each other, exactly: `cinqmille match A B`.
 
 Each policy's whole turns from every score pair are one `distribution.PairTurns`
-(the forward pass of the turn, `solver.policy.turn_distributions`, over a block
+(the forward pass of the turn, `table.turn_dist.turn_distributions`, over a block
 of its decisions): the optimal player's from the solved policy table
 (`distribution.optimal_turns`), a strategy card's from its rows
 (`card.card_turns`; ``threshold:T`` is the simulator's policy), and every
@@ -46,7 +46,7 @@ METHOD = ("exact: each policy's turns from every score pair by a forward pass ov
 
 
 class VecPlay:
-    """A vectorised policy (`simulation.vecpolicies`) as a block of rows (a `solver.policy.TurnPlay`): row `i`
+    """A vectorised policy (`simulation.vecpolicies`) as a block of rows (a `table.turn_eval.TurnPlay`): row `i`
     is the mover at ``scores[i]``; its move and its keep in each roll class are the vector form's answers.
 
     For policies that read the mover's score only (every heuristic and `expected`): the opponent's score is

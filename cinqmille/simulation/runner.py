@@ -13,7 +13,7 @@ n-player solve within the budget) or ``referee``
 that applies.
 
 Three players or more: `optimal` (the engine policy and its vector form) reads the policy table of the
-most players that fits the budget (`api.table_players`, `cinqmille.policies.tables`: exact up to four
+most players that fits the budget (`api.table_players`, `cinqmille.table.load`: exact up to four
 players at small goals, three under `standard`; against the opponents who threaten most beyond it),
 built complete once by `prepare` and cached, so that every batch process reads the same table.
 """

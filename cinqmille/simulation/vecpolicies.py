@@ -9,7 +9,7 @@ points `t` in units of 50, dice in hand `m`) and answers two questions:
     bank (True) or roll, asked after every keep that neither won nor overshot.
     The answer must be False where banking is not allowed.
 
-`card` asks a strategy card's rows (`research.card.CardRows`, two players);
+`card` asks a strategy card's rows (`policies.card.CardRows`, two players);
 `optimal` asks the policy table (`PolicyTable`; with three players or more the
 n-player table, at the row the loop gives as `pid`); `threshold`, `cautious` and `expected`
 apply the rules of `cinqmille.policies` (the same guards: never bank a turn
@@ -49,7 +49,7 @@ class VecPolicy(Protocol):
 
 
 class OptimalVec:
-    """`optimal`: the policy table's decisions (`cinqmille.solver.policy`) for arrays of games.
+    """`optimal`: the policy table's decisions (`cinqmille.table.policy`) for arrays of games.
 
     The keep of a roll class is the one the solve took there (`TurnRows.keep`),
     as the engine policy and the advice read it. Besides the two questions of

@@ -178,7 +178,7 @@ def solve_players(rules: Rules, players: int = 3, tol: float = 1e-12, progress: 
 
     `pending` and `base` extend a solved table `base` (laid out on the scores
     `base_scores`, by default the ruleset's) to the starting scores below the
-    opening (units; `solver.starts`): only the rows where a player holds one
+    opening (units; `solver.result`): only the rows where a player holds one
     are solved, the others read from `base`. With a `checkpoint` every finished
     level is kept on disk, and the levels found there are read, not solved
     (`checkpoint`). `progress` is told the fraction of turn states done.

@@ -350,7 +350,7 @@ def solve_rounds(rules: Rules, players: int, tol: float = 1e-12, progress: Calla
     """Turn-start seat values ``W[seat, scores..., j]`` (a seat axis under `last_round` only; units of 50, NaN for
     impossible scores), the take-over offers ``O[seat, scores..., t, m - 1, j]`` (None without `take_over`), the
     solve's figures and the cycles without a stationary policy (as `n_player.solve_players` gives them).
-    `pending`: starting scores below the opening (units; `solver.starts`), solved with the others."""
+    `pending`: starting scores below the opening (units; `solver.result`), solved with the others."""
     grid = ScoreGrid.of(rules, pending)
     kernel = kernel or TurnKernel(rules)
     rounds = Rounds(rules, players, kernel, grid)

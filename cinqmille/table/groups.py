@@ -1,6 +1,6 @@
 """The two-player policy table on disk by groups: one advice reads the one group it needs, without the kernel.
 
-The policy table (`solver.policy.PolicyTable`) computes its rows by *groups*,
+The policy table (`table.policy.PolicyTable`) computes its rows by *groups*,
 one mover's seat and score against `policy.GROUP` consecutive opponent
 scores, each by one kernel pass, compiled by Numba. A fresh process that
 answers one question (`cinqmille advise`) spent most of its second on Numba's

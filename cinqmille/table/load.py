@@ -1,7 +1,7 @@
 """The policy table of a ruleset and a number of players, from memory, from the cache directory, or built.
 
 One loader for every table size: `policy_table(rules, players)` gives the
-`PolicyTable` of `players` seats (`cinqmille.solver.policy`: the solve's
+`PolicyTable` of `players` seats (`cinqmille.table.policy`: the solve's
 decisions, and the values of every option with two players, of every state
 with more), built from the solved `win` result of the same number of players,
 cached as ``.npz`` in the solver's cache directory (one file format, `FORMAT`,

@@ -34,7 +34,7 @@ reader sees the same numbers to the last bit. A last turn of a last round is a
 block of its own (`last_turn`). Take-over offers are not in the n-player table
 (solved as if the rule were off there); it declines them.
 
-The table is written to the cache by `policies.tables.policy_table` (`arrays`,
+The table is written to the cache by `table.load.policy_table` (`arrays`,
 one file format for every number of seats) and read back by `from_arrays`,
 checked against the solved result (layout, turn starts, a sample of groups
 recomputed by the kernel).
@@ -68,7 +68,7 @@ GROUP = 8
 #: Rows of one group of a larger table: every score of the last opponent for the rulesets solved for three
 #: players or more (larger passes cost less per row).
 SEATS_GROUP = 128
-#: The arrays a table file may hold (which ones: `policies.tables.table_spec`).
+#: The arrays a table file may hold (which ones: `table.load.table_spec`).
 FILE_ARRAYS = ("scores", "caps", "choices", "move", "keep", "told", "bust", "bank", "roll", "plain", "predict",
                "take", "value", "announce")
 #: Blocks kept per table (last turns, the options of an n-player row).

@@ -32,7 +32,7 @@ two tables for the n-player solve, whose rows name every opponent in playing
 order, `opp` (the next player), `opp2` (the one after him), `opp3`, instead of
 `opp` and `seat` (the n-player solve has no last round); `win`, `bank` and
 `roll` are the chances of the player to move. The rows of one (me, opp, ...) are one
-kernel pass against every score of the last opponent (`n_player.seat_rows`, the
+kernel pass against every score of the last opponent (`table.policy.seat_rows`, the
 computation of the advice's rows); the decisions are the same `TurnRows`
 functions. The whole three-player table is as many times the two-player one
 as there are scores (86 under `standard`), so a slice is the practical export
@@ -40,7 +40,7 @@ and a keep table beyond `max_keep_rows` is refused. Files record `players`
 in their metadata; `read_policy` reads either.
 
 Every number and every decision is read from the solved result's policy table
-(`cinqmille.solver.policy`: `banks`, `keep`, `move`), the one
+(`cinqmille.table.policy`: `banks`, `keep`, `move`), the one
 that `advise` and the players read.
 
 Layout: npz holds both tables in one archive (the keep columns as

@@ -87,7 +87,7 @@ def _seat_block(result: "SolveResult", first: tuple[int, ...], lasts: list[int])
     """(block, rows) of the n-player policy: the rows of the mover and the first opponents `first` (points,
     the mover first) against each score in `lasts` of the last opponent.
 
-    One kernel pass (`n_player.seat_rows`, which the advice and the engine's table read too).
+    One kernel pass (`table.policy.seat_rows`, which the advice and the engine's table read too).
     """
     k = len(lasts)
     others = [np.full(k, x // UNIT) for x in first[1:]] + [np.array(lasts, dtype=np.int64) // UNIT]
