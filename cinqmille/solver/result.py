@@ -143,12 +143,6 @@ class SolveResult:
         self.need("race")
         return float(self.values[score // UNIT])
 
-    def win_at_start(self, me: int, opp: int, seat: int = 0) -> float:
-        """Two players: the chance to win of the player about to start a turn, with banked `me` against `opp`
-        (points; `seat` matters under last_round, 0: this player opens each round)."""
-        self.need("win")
-        return float(self.tables[self.seat_of(seat), me // UNIT, opp // UNIT])
-
     def seat_of(self, seat: int) -> int:
         """The row kind of a two-player `seat` (0 where both seats play alike); raises for a seat the table does not
         have."""
