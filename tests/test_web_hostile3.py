@@ -66,7 +66,7 @@ def advice(client: TestClient, toml: str, body: dict[str, Any] = QUESTION) -> di
 def test_another_rulesets_table_copied_over_is_not_served(client: TestClient) -> None:
     """aa's cached table copied over bb's is refused (deleted, solved again): bb's own figure, never aa's."""
     aa, bb = rules_from_text(AA), rules_from_text(BB)
-    want_aa, want_bb = advice(client, AA)["win"], api.float(solve(bb).tables[0, 0, 0])
+    want_aa, want_bb = advice(client, AA)["win"], float(api.solve(bb).tables[0, 0, 0])
     assert want_aa != want_bb
     fresh = TestClient(create_app(), base_url="http://localhost")  # a new server: nothing in memory
     target = cache.cache_path(bb, "win")
