@@ -3,7 +3,7 @@
     python benchmarks/bench_advise.py [--rules standard] [--repeats 9]
 
 The ruleset is solved (or loaded from the cache) first and its groups file written
-(`policies.groups`, what the first `advise` of a ruleset writes); then `cinqmille advise` runs
+(`table.groups`, what the first `advise` of a ruleset writes); then `cinqmille advise` runs
 `--repeats` times as a fresh process for each of three positions (bank or roll, a keep, a bust),
 Python's start-up and `import numpy` are timed the same way for scale, and the library's `advise`
 is timed in one process on a cold and a warm turn table. Medians are printed: the machine is
@@ -18,9 +18,9 @@ import subprocess
 import sys
 import time
 
-from cinqmille.advice import advise
-from cinqmille.policies.groups import ensure_groups
-from cinqmille.position import Position
+from cinqmille.app.advice import advise
+from cinqmille.table.groups import ensure_groups
+from cinqmille.table.position import Position
 from cinqmille.rules import load_rules
 from cinqmille.solver import solve
 

@@ -14,9 +14,9 @@ import argparse
 import statistics
 import time
 
-from cinqmille.advice import advise
-from cinqmille.policies.tables import policy_table
-from cinqmille.position import Position
+from cinqmille.app.advice import advise
+from cinqmille.table.load import policy_table
+from cinqmille.table.position import Position
 from cinqmille.rules import load_rules
 from cinqmille.solver import solve
 from cinqmille.solver.api import table_players

@@ -14,7 +14,7 @@ import os
 import statistics
 import time
 
-from cinqmille.policies.optimal import optimal_table
+from cinqmille.table.load import policy_table
 from cinqmille.rules import load_rules
 from cinqmille.simulation import SimConfig, simulate
 from cinqmille.solver import solve
@@ -38,7 +38,7 @@ def main() -> None:
     print(f"cpus: {os.cpu_count()}; ruleset {rules.name}")
     t0 = time.perf_counter()
     solved = solve(rules, "win")
-    optimal_table(rules)
+    policy_table(rules, 2)
     print(f"solve + policy table (or cache load): {time.perf_counter() - t0:.1f} s; "
           f"solved first-player win {solved.first_player_win:.5f}")
     rates = {}

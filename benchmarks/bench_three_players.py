@@ -84,7 +84,7 @@ def _rate(res: Any, seat: int) -> dict[str, Any]:
 
 def check(games: int, seed: int, jobs: int, out: Path, rules_name: str = "standard") -> None:
     """Three optimal players, `games` games: each seat's simulated win rate against the solved chance."""
-    from cinqmille.policies.seats_table import seats_table
+    from cinqmille.table.load import policy_table
     from cinqmille.rules import load_rules
     from cinqmille.simulation import SimConfig, simulate
     from cinqmille.solver import solve
@@ -94,7 +94,7 @@ def check(games: int, seed: int, jobs: int, out: Path, rules_name: str = "standa
     result = solve(rules, "win", players=3)
     solve_s = time.perf_counter() - start
     start = time.perf_counter()
-    seats_table(rules, complete=True)
+    policy_table(rules, 3, complete=True)
     table_s = time.perf_counter() - start
     res = simulate(SimConfig(rules, ("optimal",) * 3, games, seed=seed, jobs=jobs))
     seats_out = []

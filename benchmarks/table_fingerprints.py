@@ -26,6 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
+from cinqmille.table.policy import policy_of
 from cinqmille.rules import load_rules, rules_from_dict  # noqa: E402
 from cinqmille.solver import compute  # noqa: E402
 
@@ -61,14 +62,11 @@ def line(table: str, name: str, x: Any) -> str:
 def table_arrays(result: Any) -> dict[str, np.ndarray]:
     """Every array of the complete policy table of `result` (what its cache file holds; two players also the
     states' values, derived from them)."""
+    table = policy_of(result).complete()
+    arrays = dict(table.arrays())
     if result.players == 2:
-        table = result.policy.complete()
-        arrays = dict(table.arrays())
         arrays["value(derived)"] = table.value_v
-        return arrays
-    from cinqmille.policies.seats_table import SeatsTable
-
-    return dict(SeatsTable.of(result).complete().arrays())
+    return arrays
 
 
 def fingerprint(label: str, rules: Any, players: int, out: list[str]) -> None:

@@ -13,7 +13,7 @@ import numpy as np
 
 from cinqmille.rules import Rules
 from cinqmille.solver.grid import ScoreGrid
-from cinqmille.solver.kernel import build_keep_graph
+from cinqmille.solver.keeps import build_keep_graph
 
 
 def textbook_value_iteration(rules: Rules, tol: float = 1e-9, max_sweeps: int = 100_000):

@@ -32,7 +32,7 @@ _NO_ROOM = ("failed to map segment", "cannot allocate memory")
 def limit() -> int | None:
     """The process's address-space limit in bytes (``ulimit -v``), or None when there is none."""
     try:
-        import resource
+        import resource  # lazy: POSIX only
     except ImportError:  # not a POSIX system
         return None
     try:
@@ -49,7 +49,7 @@ def reserve_blas() -> None:
     `MemoryError`. Without a limit, nothing is done (nor imported)."""
     if limit() is None:
         return
-    import numpy as np
+    import numpy as np  # lazy: nothing loaded without a limit
 
     square = np.ones((256, 256))  # big enough that every OpenBLAS thread takes a share (and its buffer)
     np.matmul(square, square)

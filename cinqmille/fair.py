@@ -6,7 +6,7 @@ of 50 below the goal) for each later seat, the first seat starting at 0, and
 takes the start whose largest deviation from an even share, ``1 / players``,
 is smallest (on a tie, the earliest in the order of the search: smaller head
 starts first). The chances are read from the solved table at each start
-(`solver.starts.chances`); a start below the opening is not opened.
+(`solver.result.chances`); a start below the opening is not opened.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from .rules.bank import UNIT
 from .rules.loading import start_problem
 from .solver.api import solve
 from .solver.budget import Limits, estimate
-from .solver.starts import chances, extended, pending_of, start_notes
+from .solver.result import chances, extended, pending_of, start_notes
 from .work import working
 
 

@@ -35,9 +35,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .advice import Advice
-from .advice import advise as _advise
-from .position import Position
+from .table.locate import spot
+from .app.advice import Advice
+from .app.advice import advise as _advise
+from .table.position import Position
 from .research.ablate import KEYS, Ablation
 from .research.ablate import ablate as _ablate
 from .research.distribution import DistReport, dist_report
@@ -78,7 +79,7 @@ def locate(result: SolveResult, me: int, opp: int, turn: int = 0, dice: int | No
     table's block and row as `advise` reads it (raises `PositionError` for a position that cannot occur)."""
     position = Position(me, opp, turn, dice, others=None if others is None else tuple(others))
     position = position.validate(result.rules)
-    block, r = result.spot(position)
+    block, r = spot(result, position)
     return Located(position, float(block.value(r, turn // UNIT, position.hand(result.rules))))
 
 

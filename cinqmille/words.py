@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import re
+
 _NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
@@ -48,7 +50,7 @@ MEASURED_REDUCTION: dict[int, float] = {2: 0.33, 3: 0.09}
 
 def reduction_words(seats: int, table: int) -> str:
     """The reduction of a table of `seats` players to the solved table of `table` players, as the solver states
-    it (the advice's assumptions, matched by `advice.plain_assumption`), with what it was measured to cost where
+    it (the advice's assumptions, matched by `plain_assumption`), with what it was measured to cost where
     a larger exact game exists.
 
     >>> reduction_words(4, 3).split("; ")[1]
@@ -71,3 +73,77 @@ def duration_words(seconds: float) -> str:
     if minutes < 60:
         return f"about {minutes} min"
     return f"about {minutes // 60} h {minutes % 60:02d} min"
+
+
+# -- percentages, dice and keeps, the solver's assumptions in a player's words ------------------------------
+def pct(p: float, decimals: int = 1) -> str:
+    """A probability as a percentage: 0.5412 -> '54.1 %'."""
+    return f"{100 * p:.{decimals}f} %"
+
+
+def pct_pair(a: float, b: float) -> tuple[str, str]:
+    """Two probabilities with enough decimals to tell them apart (1 to 4)."""
+    for decimals in range(1, 5):
+        x, y = pct(a, decimals), pct(b, decimals)
+        if x != y:
+            return x, y
+    return x, y
+
+
+def dice_words(n: int, full: bool = False) -> str:
+    """'3 dice', '1 die', or 'all 5 dice' after a full hand."""
+    if full:
+        return f"all {n} dice"
+    return f"{n} {'die' if n == 1 else 'dice'}"
+
+
+def keep_words(keep: tuple[int, ...], rolled: int) -> str:
+    """'the 1 and the 5', 'the three 3s', or 'all 5 dice' (a straight)."""
+    if len(keep) == rolled and rolled > 1 and len(set(keep)) > 1:
+        return f"all {rolled} dice"
+    parts = []
+    for face in sorted(set(keep)):
+        n = keep.count(face)
+        parts.append(f"the {face}" if n == 1 else f"the {number_word(n)} {face}s")
+    if len(parts) == 1:
+        return parts[0]
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def faces_words(faces: tuple[int, ...]) -> str:
+    return "-".join(map(str, faces))
+
+
+_CHASE = re.compile(r"^\d+ players: on (\d+) bust cycles? of scores")
+BOUND = re.compile(r"(?:at most|residual) (\d(?:\.\d+)?e[-+]\d+)")
+_READ_FROM = re.compile(r"^with (\d+) players: read from the (\d+)-player table")
+_MEASURED = re.compile(r"cost a seat at most (\d+\.\d+) points")
+RULE_OFF = re.compile(r"^(\w+)(?: = \w+)?: .*solved as if (?:the rule were|it were) off")
+
+
+def plain_assumption(text: str) -> str:
+    """An assumption of the solver in a player's words (the technical text is `advise --verbose` and --json's).
+
+    >>> plain_assumption("last_round: not yet solved for 3 players; solved as if the rule were off")
+    "the rule 'last_round' is left out (the figures are as if it were off)"
+    """
+    chase = _CHASE.match(text)
+    if chase:
+        cycles = int(chase.group(1))
+        bound = max((float(x) for x in BOUND.findall(text)), default=0.0)
+        within = f"{max(bound * 100, 1e-4):.1g}".replace("e-0", "e-")
+        where = "one rare position" if cycles == 1 else f"{cycles} rare positions"
+        return (f"exact except in {where} (scores where two players' choices chase each other), where the figures "
+                f"are within {within} %")
+    read = _READ_FROM.match(text)
+    if read:
+        seats, table = int(read.group(1)), int(read.group(2))
+        measured = _MEASURED.search(text)
+        cost = (f"; measured in the exact four-player game, playing it costs a seat at most {measured.group(1)} "
+                f"points of chance" if measured else "; what playing it costs at this size is not measured")
+        return (f"the move is the decision of the {table}-player game against {threat_words(table - 1)}, not of "
+                f"this game of {seats}{cost}")
+    rule = RULE_OFF.match(text)
+    if rule:
+        return f"the rule '{rule.group(1)}' is left out (the figures are as if it were off)"
+    return text

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from cinqmille.advice import advise
+from cinqmille.app.advice import advise
 from cinqmille.cli import main
 from cinqmille.dice import dice_tables, faces_of, reachable
-from cinqmille.position import Position, PositionError
+from cinqmille.table.position import Position, PositionError
 from cinqmille.rules import rules_from_dict
 from cinqmille.solver import solve
 from turn_table import turn_table
@@ -60,7 +60,7 @@ def test_bank_value_is_the_opponent_turn_start(tiny) -> None:  # type: ignore[no
     me, opp, turn = 200, 300, 100
     adv = advise(tiny, Position(me, opp, turn, 3))
     bank = next(o for o in adv.options if o.action == "bank")
-    assert bank.win == pytest.approx(1.0 - tiny.win_at_start(opp, me + turn), abs=1e-12)
+    assert bank.win == pytest.approx(1.0 - float(tiny.tables[0, opp // 50, (me + turn) // 50]), abs=1e-12)
 
 
 def test_not_opened_cannot_bank_below_the_opening(tiny) -> None:  # type: ignore[no-untyped-def]
@@ -74,7 +74,7 @@ def test_turn_start_is_roll_only_and_equals_the_table(tiny) -> None:  # type: ig
     """With nothing set aside and all dice the only move is to roll, worth W(me, opp)."""
     adv = advise(tiny, Position(200, 350, 0, None))
     assert [o.action for o in adv.options] == ["roll"]
-    assert adv.win == pytest.approx(tiny.win_at_start(200, 350), abs=1e-12)
+    assert adv.win == pytest.approx(float(tiny.tables[0, 4, 7]), abs=1e-12)
 
 
 def test_bank_that_reaches_the_goal_wins(tiny) -> None:
@@ -107,7 +107,7 @@ def test_bust_roll_has_no_options(tiny) -> None:  # type: ignore[no-untyped-def]
     """A roll with no scoring die has no keep; its value is that of the opponent's turn start, 1 - W(opp, me)."""
     adv = advise(tiny, Position(200, 300, 300), roll="23466")
     assert adv.bust and adv.options == () and adv.best is None
-    assert adv.win == pytest.approx(1.0 - tiny.win_at_start(300, 200), abs=1e-12)
+    assert adv.win == pytest.approx(1.0 - float(tiny.tables[0, 6, 4]), abs=1e-12)
 
 
 def test_roll_against_dice_in_hand_is_an_error(tiny) -> None:  # type: ignore[no-untyped-def]
@@ -150,7 +150,7 @@ def test_json_bust(tiny_rules_file: Path) -> None:
     assert code == 0
     data = json.loads(out)
     assert data["bust"] is True and data["options"] == [] and data["best"] is None
-    expected = 1.0 - solve(rules_from_dict(TINY), "win").win_at_start(300, 200)
+    expected = 1.0 - float(solve(rules_from_dict(TINY), "win").tables[0, 6, 4])
     assert data["win"] == pytest.approx(expected, abs=1e-12)
 
 
@@ -236,7 +236,7 @@ def test_offer_compares_take_over_with_a_fresh_start(lr_file: Path) -> None:
     result = solve(str(lr_file))
     values = {o["action"]: o["win"] for o in data["options"]}
     assert set(values) == {"take_over", "start"}
-    assert values["start"] == pytest.approx(result.win_at_start(200, 350))
+    assert values["start"] == pytest.approx(float(result.tables[0, 4, 7]))
     table = turn_table(result, Position(200, 350))
     assert values["take_over"] == pytest.approx(float(table.roll[4, 2]))
     assert data["best"]["win"] == max(values.values())
@@ -385,7 +385,7 @@ def test_notes_speak_plainly_and_verbose_gives_the_solver_text(tmp_path: Path, s
 
 def test_a_chasing_cycle_is_said_as_a_rare_position_with_its_bound() -> None:
     """The solver's note on cycles that chase reads as rare positions, within the note's largest stated bound."""
-    from cinqmille.advice import plain_assumption
+    from cinqmille.words import plain_assumption
 
     text = ("3 players: on 3 bust cycles of scores (900/900/900, 2650/3550/4050, 3100/4300/3900) the players' "
             "choices chase each other; there the values are averaged, Bellman residual 5.2e-05")

@@ -12,9 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cinqmille.advice import advise
-from cinqmille.policies import groups
-from cinqmille.position import Position
+from cinqmille.table.policy import policy_of
+from cinqmille.app.advice import advise
+from cinqmille.table import groups
+from cinqmille.table.position import Position
 from cinqmille.rules import rules_from_dict
 from cinqmille.solver import solve
 
@@ -63,7 +64,7 @@ def test_groups_are_the_kernels_numbers(session_cache: Path) -> None:
     groups.write_groups(result)
     read = solve(rules, "win")
     assert groups.grouped(read)
-    table, fresh = read.policy, result.policy.complete()
+    table, fresh = policy_of(read), policy_of(result).complete()
     assert isinstance(table, groups.GroupTable)
     table.complete()
     for name in ("bank_v", "roll_v", "move_v", "plain_v", "predict_v", "value_v"):

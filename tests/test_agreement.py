@@ -5,15 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cinqmille.table.policy import policy_of
 from cinqmille.engine import play_game
-from cinqmille.policies.optimal import OptimalPolicy, build_table
+from cinqmille.policies.optimal import OptimalPolicy
 from cinqmille.rules import Rules, load_rules, rules_from_dict
 from cinqmille.solver import compute, solve
 
 
 def first_seat_rate(rules: Rules, result, games: int, seed: int) -> tuple[float, float]:
     """Share of `games` won by seat 0 when the optimal policy plays itself, and the solver's standard error."""
-    policy = OptimalPolicy(rules, build_table(result))
+    policy = OptimalPolicy(rules, policy_of(result).complete())
     rng = np.random.default_rng(seed)
     wins = sum(play_game(rules, [policy, policy], rng=rng).winner == 0 for _ in range(games))
     p = result.first_player_win

@@ -9,7 +9,7 @@ from cinqmille.dice import dice_tables
 from cinqmille.rules import BankRules, Rules, rules_from_dict
 from cinqmille.rules.bank import FAULT, SCORED, UNIT, VOID
 from cinqmille.solver.grid import ScoreGrid
-from cinqmille.solver.kernel import backup, build_keep_graph
+from cinqmille.solver.keeps import backup, build_keep_graph
 
 HOUSE_LIKE = {"base": "standard", "opening": 700, "min_bank": 250, "final_stretch": {"from": 4000, "cap": True}}
 RULESETS = {

@@ -10,8 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from brute_force_end_n import brute_force_end_n
-from cinqmille.advice import advise
-from cinqmille.position import Position, PositionError
+from cinqmille.solver.passes import sample_problem
+from cinqmille.app.advice import advise
+from cinqmille.table.position import Position, PositionError
 from cinqmille.rules import Rules, rules_from_dict
 from cinqmille.solver import compute
 from cinqmille.solver.result import SolveResult
@@ -101,7 +102,7 @@ def test_a_three_player_solve_no_longer_relaxes_them() -> None:
     g = rules.goal // 50
     assert result.values.shape == (3, g, g, g, 2)
     assert result.offers is not None and result.offers.shape == (3, g, g, g, g, rules.dice, 2)
-    assert result.sample_problem() is None
+    assert sample_problem(result) is None
 
 
 def test_the_advice_reads_the_solves_offers_and_last_turns() -> None:
@@ -201,4 +202,4 @@ def test_the_cache_keeps_the_seat_axis_and_the_offers(session_cache: object) -> 
     assert np.array_equal(again.values, first.values, equal_nan=True)
     assert again.offers is not None and first.offers is not None
     assert np.array_equal(again.offers, first.offers, equal_nan=True)
-    assert again.sample_problem() is None
+    assert sample_problem(again) is None

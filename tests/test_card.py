@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from cinqmille.table.policy import policy_of
 from cinqmille.cli import main
 from cinqmille.errors import CinqmilleError
 from cinqmille.research.card import Card, CardRows, card_report, card_turns, evaluate, evaluate_turns
@@ -18,9 +19,9 @@ from cinqmille.research.distribution import GameChain, optimal_turns, pair_turns
 from cinqmille.rules import rules_from_dict
 from cinqmille.simulation.runner import SimConfig, simulate
 from cinqmille.solver import solve
-from cinqmille.solver.turn_dist import turn_distribution
-from cinqmille.solver.turn_eval import turn_expectation
-from cinqmille.solver.locate import locate_rows
+from cinqmille.table.turn_dist import turn_distribution
+from cinqmille.table.turn_eval import turn_expectation
+from cinqmille.table.locate import locate_rows
 
 from small_rulesets import TURN_RULESETS
 
@@ -49,7 +50,7 @@ def test_optimal_against_itself_is_the_solved_chance(name: str) -> None:
     ev = evaluate_turns(result, turns, "optimal")
     assert abs(ev.first - result.first_player_win) < EXACT_TOL
     assert abs(ev.second - (1 - result.first_player_win)) < EXACT_TOL
-    scores = result.policy.scores
+    scores = policy_of(result).scores
     v = GameChain.of(rules, scores, (turns,)).win_chances()[0]
     assert np.abs(v - result.tables[0][np.ix_(scores, scores)]).max() < EXACT_TOL
 
@@ -62,7 +63,7 @@ def test_pair_turns_are_the_turn_distributions_and_their_mean_the_backward_pass(
     equal the backward pass's expected points (`turn_expectation`, advise's figure) to 1e-9."""
     rules = _rules(name)
     result = solve(rules, "win")
-    policy = result.policy.complete()
+    policy = policy_of(result).complete()
     scores = policy.scores
     s, top = len(scores), rules.goal // 50
     card = CardRows(rules, SOME_CARD, scores, policy.mover_caps[:s])

@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from cinqmille.advice import advise
+from cinqmille.table.policy import policy_of
+from cinqmille.app.advice import advise
 from cinqmille.cli import main
 from cinqmille.engine import Banked, Game, new_player
 from cinqmille.policies.optimal import OptimalPolicy
-from cinqmille.position import Position, PositionError
+from cinqmille.table.position import Position, PositionError
 from cinqmille.research.distribution import expected_points, game_length, race_length, turn_points
 from cinqmille.rules import rules_from_dict
 from cinqmille.solver import solve
@@ -71,7 +72,7 @@ def test_engine_turns_agree_with_the_distribution() -> None:
     rules = _rules("tiny")
     result = solve(rules, "win")
     want = turn_points(result, Position(200, 300))
-    policy = OptimalPolicy(rules, result.policy)
+    policy = OptimalPolicy(rules, policy_of(result))
     players = (new_player(rules, [200]), new_player(rules, [300]))
     rng = np.random.default_rng(23)
     n = 6000

@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ("cinqmille.parsing", "cinqmille.solver.seats", "cinqmille.solver.api", "cinqmille.solver.n_player", "cinqmille.advice",
+MODULES = ("cinqmille.parsing", "cinqmille.solver.seats", "cinqmille.solver.api", "cinqmille.solver.n_player", "cinqmille.app.advice",
            "cinqmille.notebook")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cinqmille.position import Position, PositionError
+from cinqmille.table.position import Position, PositionError
 from cinqmille.rules import BankRules, EndRules, rules_from_dict
 from cinqmille.rules.bank import UNIT
 from cinqmille.rules.end import LAST_TURN_SEAT

@@ -10,13 +10,15 @@ from itertools import product
 import numpy as np
 import pytest
 
-from cinqmille.advice import advise
+from cinqmille.table.locate import spot
+from cinqmille.table.policy import policy_of
+from cinqmille.app.advice import advise
 from cinqmille.dice import odds, reachable, rolls_of, ways
 from cinqmille.engine import Banked, Game, InstantWin, Kept, TurnStart, bank_allowed, bank_outcome, new_player
 from cinqmille.engine.judge import keep_lookup, prediction_choices
 from cinqmille.engine.state import GameView
 from cinqmille.policies.optimal import OptimalPolicy
-from cinqmille.position import Position
+from cinqmille.table.position import Position
 from cinqmille.rules import Rules, rules_from_dict
 from cinqmille.solver import solve
 
@@ -40,7 +42,7 @@ class BruteForce:
 
     def __init__(self, rules: Rules, me: int, opp: int):
         self.rules, self.me = rules, me
-        self.policy = OptimalPolicy(rules, solve(rules, "win").policy)
+        self.policy = OptimalPolicy(rules, policy_of(solve(rules, "win")))
         self.players = (new_player(rules, [me] if me else []), new_player(rules, [opp] if opp else []))
         self.keeps = keep_lookup(rules)
         self.limit = rules.goal - me + BEYOND * 50
@@ -126,7 +128,7 @@ def test_expected_points_agree_with_a_brute_force_over_every_roll(name: str) -> 
     checked = 0
     for me, opp in pairs(name, scores):
         brute = brute_force(name, me, opp)
-        block, r = result.spot(Position(me, opp))
+        block, r = spot(result, Position(me, opp))
         expect = block.expectation(r, me // 50)
         for t, m in zip(*np.nonzero(reach)):
             turn, dice = int(t) * 50, int(m) + 1
@@ -174,7 +176,7 @@ def test_expected_points_match_engine_games_from_a_turn_start(tiny_rules_file) -
     rules = rules_from_dict(RULESETS["tiny"], "tiny")
     result = solve(rules, "win")
     want = advise(result, Position(200, 300)).best.expected
-    policy = OptimalPolicy(rules, result.policy)
+    policy = OptimalPolicy(rules, policy_of(result))
     players = (new_player(rules, [200]), new_player(rules, [300]))
     rng = np.random.default_rng(11)
     banked = []

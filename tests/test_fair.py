@@ -73,11 +73,11 @@ def test_chances_at_a_start_below_the_opening_match_the_brute_force() -> None:
 
 
 def test_chances_at_an_opened_start_are_the_table() -> None:
-    """From a start at or above the opening the chances are the table's turn-start value (`win_at_start`)."""
+    """From a start at or above the opening the chances are the table's turn-start value (`SolveResult.tables`)."""
     result = solve(rules_from_dict(SMALL))
     started = solve(rules_from_dict({**SMALL, "start": [0, 350]}))
-    assert started.first_player_win == pytest.approx(result.win_at_start(0, 350), abs=1e-15)
-    assert started.win[1] == pytest.approx(1 - result.win_at_start(0, 350), abs=1e-12)
+    assert started.first_player_win == pytest.approx(float(result.tables[0, 0, 7]), abs=1e-15)
+    assert started.win[1] == pytest.approx(1 - float(result.tables[0, 0, 7]), abs=1e-12)
 
 
 def test_fair_head_start_two_players_is_the_best_of_its_neighbours() -> None:

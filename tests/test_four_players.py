@@ -21,7 +21,7 @@ from cinqmille.solver import api, n_player
 from cinqmille.solver.budget import MAX_BYTES, SOLVE_STATES, Limits, TooLarge, check_budget, estimate
 from cinqmille.solver.checkpoint import Checkpoint
 from cinqmille.solver.grid import ScoreGrid
-from cinqmille.solver.starts import extended
+from cinqmille.solver.result import extended
 
 #: SHA-256 of tables computed with the dense layout before this one (tests/fixtures/make_n_player_tables.py).
 REFERENCE: dict[str, dict[str, Any]] = json.loads((Path(__file__).parent / "fixtures" / "n_player_tables.json")

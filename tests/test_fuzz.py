@@ -1075,7 +1075,7 @@ class PromptConsole:
 @pytest.mark.parametrize("typed", ["³", "١٥٠", "１５０"])
 def test_play_prediction_prompt_refuses_non_ascii_digits(typed: str, tmp_path: Path) -> None:
     """At play's prediction prompt, a non-ASCII number is not an announcement: the prompt asks again."""
-    from cinqmille.play import play_text
+    from cinqmille.app.play import play_text
     from cinqmille.rules import load_rules
 
     path = tmp_path / "predict.toml"
@@ -1357,7 +1357,8 @@ class Cached:
 
 def _read_table(kind: str, rules: Any) -> dict[str, np.ndarray]:
     """Read a table the way its users do (the memos emptied first): its arrays."""
-    from cinqmille.policies import optimal, tables
+    from cinqmille.policies import optimal
+    from cinqmille.table import load as tables
     from cinqmille.solver import solve
 
     tables.forget()
@@ -1367,11 +1368,11 @@ def _read_table(kind: str, rules: Any) -> dict[str, np.ndarray]:
         return {"values": solve(rules, "win").values}
     if kind == "policy3":
         return tables.policy_table(rules, 3, complete=True).arrays()
-    return optimal.optimal_table(rules).arrays()
+    return tables.policy_table(rules, 2).arrays()
 
 
 def _table_spec(kind: str, rules: Any) -> Any:
-    from cinqmille.policies import tables
+    from cinqmille.table import load as tables
     from cinqmille.solver import api
 
     return {"solve3": lambda: api.result_spec(rules, "win", 3), "solve-zero": lambda: api.result_spec(rules, "win"),
@@ -1550,7 +1551,7 @@ def test_export_onto_targets_of_every_file_type(fmt: str, keeps: bool, kinds: li
     """`export -o` where the policy file and the files beside it are regular, missing (or in a missing
     directory), directories, FIFOs, links (to a file, a FIFO, /dev/null, nowhere) or in a read-only directory:
     exit 0 with regular files only, or one `Error:` line, exit 2 and the folder exactly as it was."""
-    from cinqmille import export as ex
+    from cinqmille.app import export as ex
 
     folder = Path(tempfile.mkdtemp(dir=tmp_path))
     read_only = kinds[0] == "read-only directory"

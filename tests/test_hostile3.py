@@ -214,7 +214,7 @@ def test_an_n_player_keep_table_past_its_limit_is_refused_from_a_sample_before_t
     """The keep rows of an n-player export are estimated from a few score tuples: past the limit, refused before
     the first tuple's keeps are computed (no progress said)."""
     from cinqmille.errors import CinqmilleError
-    from cinqmille.export import parse_scores, seat_tables
+    from cinqmille.app.export import parse_scores, seat_tables
     from cinqmille.rules import rules_from_dict
     from cinqmille.solver import solve
 

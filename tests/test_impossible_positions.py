@@ -15,9 +15,9 @@ from cinqmille.cli import main
 from cinqmille.dice import reachable
 from cinqmille.engine import play_game
 from cinqmille.engine.state import GameView, TakeOverOffer
-from cinqmille.play import view_position
+from cinqmille.app.play import view_position
 from cinqmille.policies import RandomPolicy
-from cinqmille.position import Position, PositionError
+from cinqmille.table.position import Position, PositionError
 from cinqmille.rules import Rules, load_rules, rules_from_dict
 
 STANDARD = load_rules("standard")

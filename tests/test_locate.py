@@ -1,4 +1,4 @@
-"""One reading of a position in a policy table (`solver.locate`): `locate`, its vector form and the reduction."""
+"""One reading of a position in a policy table (`table.locate`): `locate`, its vector form and the reduction."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import itertools
 import numpy as np
 import pytest
 
+from cinqmille.table.policy import policy_of
 from cinqmille.errors import CinqmilleError
-from cinqmille.policies.seats_table import seats_of
-from cinqmille.position import Position
+from cinqmille.table.position import Position
 from cinqmille.rules import rules_from_dict
 from cinqmille.solver import compute
-from cinqmille.solver.locate import Layout, locate, locate_rows, row_reader
+from cinqmille.table.locate import Layout, locate, locate_rows, row_reader
 from cinqmille.solver.n_player import leading
 
 UNIT = 50
@@ -24,7 +24,7 @@ def test_every_position_of_every_table_size_is_read_at_the_row_of_its_scores() -
     `locate` at the row `locate_rows` gives its arrays, which is the row of the mover and of the opponents who
     threaten most (the highest scores, a tie to who plays sooner), laid out ``ravel(i_mover, i_1, ...)``."""
     rules = rules_from_dict(RULES)
-    two, three = compute(rules).policy, seats_of(compute(rules, players=3))
+    two, three = policy_of(compute(rules)), policy_of(compute(rules, players=3))
     scores = [int(x) for x in two.scores]
     s = len(scores)
     for table in (two, three):
@@ -49,10 +49,10 @@ def test_every_position_of_every_table_size_is_read_at_the_row_of_its_scores() -
 def test_a_score_that_cannot_occur_or_missing_opponents_is_one_line() -> None:
     """A score past the goal or not on the ruleset's grid, or fewer opponents than the table seats: one line."""
     rules = rules_from_dict(RULES)
-    three = seats_of(compute(rules, players=3))
+    three = policy_of(compute(rules, players=3))
     with pytest.raises(CinqmilleError, match="opponents"):
         locate_rows(three, 0, 0)
     with pytest.raises(CinqmilleError, match="goal"):
-        locate_rows(compute(rules).policy, 6, 0)
+        locate_rows(policy_of(compute(rules)), 6, 0)
     with pytest.raises(CinqmilleError, match="cannot occur"):
-        locate_rows(compute(rules).policy, 1, 0)  # 50 before the opening of 100
+        locate_rows(policy_of(compute(rules)), 1, 0)  # 50 before the opening of 100

@@ -6,22 +6,24 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cinqmille.advice import advise
+from cinqmille.table.locate import offer_options
+from cinqmille.table.policy import policy_of
+from cinqmille.app.advice import advise
 from cinqmille.dice import dice_tables, faces_of
 from cinqmille.dice.scoring import Keep
 from cinqmille.engine import Game, GameView, new_player
 from cinqmille.engine.judge import bank_outcome
 from cinqmille.engine.state import LastRound, TakeOverOffer
-from cinqmille.play import bot_policy, view_advice, view_position
+from cinqmille.app.play import bot_policy, view_advice, view_position
 from cinqmille.policies import parse_policy
 from cinqmille.policies.optimal import OptimalPolicy
-from cinqmille.position import Position, PositionError
+from cinqmille.table.position import Position, PositionError
 from cinqmille.rules import Rules, rules_from_dict
 from cinqmille.simulation import SimConfig, simulate
 from cinqmille.simulation.stats import std_error
 from cinqmille.simulation.vecpolicies import OptimalVec
 from cinqmille.solver import SolveResult, solve
-from cinqmille.solver.locate import locate_rows
+from cinqmille.table.locate import locate_rows
 from turn_table import turn_table
 
 pytestmark = pytest.mark.usefixtures("session_cache")
@@ -143,7 +145,7 @@ def solver_answer(rules: Rules, result: SolveResult, state: dict) -> object:
         table = turn_table(result, position)
         pick = first_best([(table.at(0, rules.dice), False),
                            (float(table.roll[table._row(offer.points // UNIT), offer.dice - 1]), True)])
-        return pick if (result.offer_options(position)[0].action == "take_over") == pick else "differ"
+        return pick if (offer_options(result, position)[0].action == "take_over") == pick else "differ"
     position = view_position(result, view)
     table = turn_table(result, position)
     t = view.turn_points // UNIT
@@ -303,7 +305,7 @@ def test_a_tied_take_over_is_the_solves_for_everyone() -> None:
     start, to the last bit of its own pass: ``offers > W``)."""
     rules = rules_from_dict(SMALL["take_over"])
     result = solve(rules, "win")
-    table = result.policy
+    table = policy_of(result)
     assert result.offers is not None
     vec = OptimalVec(rules)
     engine, bot = OptimalPolicy(rules), bot_policy(result)
@@ -325,7 +327,7 @@ def test_a_tied_take_over_is_the_solves_for_everyone() -> None:
                                     0, rules.dice, None, False, False, False, False, None, 6)
                     position = Position(me, opp, offer=(points, dice))
                     assert advise(result, position).best.action == action
-                    assert result.offer_options(position)[0].action == action
+                    assert offer_options(result, position)[0].action == action
                     assert engine.should_take_over(view, offer) == solve_takes == bot.should_take_over(view, offer)
                     assert vec.take_over(np.array([r]), np.array([me // UNIT]), np.array([points // UNIT]),
                                          np.array([dice]))[0] == solve_takes
@@ -471,7 +473,7 @@ def test_the_tables_moves_are_the_solves_own(name: str) -> None:
     """σ: the two-player table holds the move the solve's pass took at every state it decided (bank, roll,
     which announcement), each optimal for the table's values; past the cap under reach the terminal move."""
     result = solve(rules_from_dict(SMALL[name]))
-    table = result.policy.complete()
+    table = policy_of(result).complete()
     rows = np.arange(0, len(table.cap), 7)
     assert _check_moves(table, rows, table.cap[rows], result.rules.dice, 0.0) > 1000
     assert (table.move_v >= 0).mean() > 0.9  # only overshoot layers (exact) are left to the rule
@@ -480,8 +482,8 @@ def test_the_tables_moves_are_the_solves_own(name: str) -> None:
 def test_the_seat_tables_moves_are_the_solves_own() -> None:
     """σ for three players: the rows the advice and the engine's table read hold the pass's moves, optimal for
     the mover within `kernel.TIE`."""
-    from cinqmille.solver.kernel import TIE
-    from cinqmille.solver.n_player import seat_rows
+    from cinqmille.solver.keeps import TIE
+    from cinqmille.table.policy import seat_rows
 
     result = solve(rules_from_dict({"name": "sigma3", "goal": 1000, "opening": 300, "prediction": True}), players=3)
     scores = result.grid.scores

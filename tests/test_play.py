@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from cinqmille.advice import advise
+from cinqmille.app.advice import advise
 from cinqmille.cli import main
 from cinqmille.engine import Banked, Kept, Roll, TurnEnd, TurnStart, play_game
 from cinqmille.dice import faces_of
-from cinqmille.play import bot_policy, play_text
-from cinqmille.position import Position
+from cinqmille.app.play import bot_policy, play_text
+from cinqmille.table.position import Position
 from cinqmille.rules import load_rules, rules_from_dict
 from cinqmille.solver import solve
 
@@ -239,7 +239,7 @@ class Scripted:
 
 def human_at(answers: list[str]):  # type: ignore[no-untyped-def]
     """A person at the keyboard of a tiny game without a solved table (no advice), answering `answers`."""
-    from cinqmille.play import HumanPolicy, Table
+    from cinqmille.app.play import HumanPolicy, Table
 
     rules = rules_from_dict({"name": "tiny", "goal": 500, "opening": 150, "prediction": True})
     console = Scripted(answers)
@@ -331,7 +331,7 @@ def test_play_offers_the_review_at_the_end(tiny_rules_file: Path, capsys: pytest
     from cinqmille.cli.review_cmd import review_text
     from cinqmille.engine import play_game
     from cinqmille.policies import parse_policy
-    from cinqmille.review import game_log, review_log
+    from cinqmille.app.review import game_log, review_log
     from cinqmille.rules import load_rules
 
     rules = load_rules(str(tiny_rules_file))
@@ -350,7 +350,7 @@ def test_play_offers_the_review_at_the_end(tiny_rules_file: Path, capsys: pytest
 
     offer_review(Console("y"), game, seats)  # type: ignore[arg-type]
     shown = capsys.readouterr().out.splitlines()
-    from cinqmille.play import seat_names
+    from cinqmille.app.play import seat_names
 
     want = review_text(review_log(game_log(rules, seat_names(seats), played.initial, played.events)))
     assert shown == want and "The costliest decisions:" in shown and asked[0].startswith("Review the game")

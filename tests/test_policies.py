@@ -5,19 +5,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cinqmille.advice import advise
+from cinqmille.table.policy import policy_of
+from cinqmille.app.advice import advise
 from cinqmille.dice import dice_tables, faces_of, reachable
 from cinqmille.engine import GameView, new_player, play_game
 from cinqmille.errors import CinqmilleError
 from cinqmille.policies import parse_policy
 from cinqmille.policies.expected import ExpectedPolicy
-from cinqmille.policies.optimal import OptimalPolicy, build_table, optimal_table
-from cinqmille.position import Position
+from cinqmille.policies.optimal import OptimalPolicy
+from cinqmille.table.load import policy_table
+from cinqmille.table.position import Position
 from cinqmille.rules import load_rules, rules_from_dict
 from cinqmille.solver import solve
 from cinqmille.solver.last_turn import LastTurn
-from cinqmille.solver.rows import last_turn_rows
-from cinqmille.solver.locate import locate_rows
+from cinqmille.table.rows import last_turn_rows
+from cinqmille.table.locate import locate_rows
 
 pytestmark = pytest.mark.usefixtures("session_cache")
 
@@ -35,7 +37,7 @@ def view(rules, me: int, opp: int, turn: int, dice: int, roll=None) -> GameView:
 def test_table_matches_one_pair_kernel_passes(rules) -> None:
     """Every bank and roll value of the table equals a fresh kernel pass of its pair alone, and so do its decisions."""
     result = solve(rules, "win")
-    table = build_table(result)
+    table = policy_of(result).complete()
     model, kernel, w = result.model, result.kernel, result.tables
     d = rules.dice
     for a in table.scores:
@@ -166,12 +168,12 @@ def test_optimal_plays_legal_games_under_history_rules_and_many_players() -> Non
 
 def test_table_is_cached_on_disk(session_cache) -> None:
     """The second request of a table is served from the cache directory with identical arrays."""
-    first = optimal_table(TINY)
-    files = list(session_cache.glob("tiny1000-optimal-policy-*.npz"))
+    first = policy_table(TINY, 2)
+    files = list(session_cache.glob("tiny1000-optimal2p-policy-*.npz"))
     assert len(files) == 1
-    from cinqmille.policies import tables
+    from cinqmille.table import load as tables
 
     tables.forget()
-    second = optimal_table(TINY)
+    second = policy_table(TINY, 2)
     assert second is not first
     assert np.array_equal(first.roll_v, second.roll_v) and np.array_equal(first.bank_v, second.bank_v)

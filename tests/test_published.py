@@ -162,7 +162,7 @@ def test_turns_to_the_goal_under_the_points_policy_are_a_renewal_of_its_turns() 
     turn's distribution (`expected_points`), to 1e-9."""
     import numpy as np
 
-    from cinqmille.position import Position
+    from cinqmille.table.position import Position
     from cinqmille.research.distribution import expected_points, race_length
 
     rules = load_rules("kcd")

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from cinqmille.advice import advise
+from cinqmille.app.advice import advise
 from cinqmille.cli import main
 from cinqmille.engine import play_game
 from cinqmille.engine.sheet import play_sheet, sheet_log
 from cinqmille.policies import parse_policy
-from cinqmille.position import Position
-from cinqmille.review import Decision, ReviewError, game_log, review_log
+from cinqmille.table.position import Position
+from cinqmille.app.review import Decision, ReviewError, game_log, review_log
 from cinqmille.rules import load_rules
 from cinqmille.rules.loading import rules_from_dict
 from cinqmille.solver import solve

@@ -17,19 +17,20 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cinqmille import export as ex
-from cinqmille.advice import advise
+from cinqmille.table.locate import offer_options, spot
+from cinqmille.table.policy import policy_of
+from cinqmille.app import export as ex
+from cinqmille.app.advice import advise
 from cinqmille.dice import dice_tables, faces_of, legal_keeps
 from cinqmille.engine.state import GameView, PlayerState
 from cinqmille.policies.optimal import OptimalPolicy
-from cinqmille.policies.seats_table import seats_of
-from cinqmille.position import Position, PositionError
+from cinqmille.table.position import Position, PositionError
 from cinqmille.rules import Rules, rules_from_dict
 from cinqmille.simulation.vecpolicies import OptimalVec
 from cinqmille.solver import SolveResult, compute
 from cinqmille.solver.choice import block_graph
-from cinqmille.solver.rows import keep_choices
-from cinqmille.solver.locate import locate_rows
+from cinqmille.table.rows import keep_choices
+from cinqmille.table.locate import locate_rows
 
 UNIT = 50
 RULESETS = {
@@ -44,7 +45,7 @@ CASES = [(name, 2) for name in RULESETS] + [("reach-300", 3), ("exact-300-open-1
 def solved(name: str, players: int) -> tuple[Rules, SolveResult, Any]:
     rules = rules_from_dict(RULESETS[name], name)
     result = compute(rules, players=players)
-    table = result.policy.complete() if players == 2 else seats_of(result).complete()
+    table = policy_of(result).complete()
     return rules, result, table
 
 
@@ -130,7 +131,7 @@ def test_every_reader_takes_the_kernels_keep(name: str, players: int) -> None:
         faces = faces_of(counts)
         scores = scores_of(table, players, row)
         block, br = (table, row) if players == 2 else \
-            result.spot(Position(scores[0], scores[1], tt * UNIT, mm, others=scores[1:]))  # as the advice reads it
+            spot(result, Position(scores[0], scores[1], tt * UNIT, mm, others=scores[1:]))  # as the advice reads it
         first = keep_choices(block, br, tt * UNIT, faces)[0]  # the advice's ranking
         assert (0 if first.then == "win" else first.points // UNIT, first.dice if first.then != "win" else
                 want[1], first.then == "win") == want, (row, tt, faces)
@@ -190,7 +191,7 @@ def test_take_overs_are_the_solves() -> None:
     over exactly where the solve's offers chose rolling over starting afresh (``offers > W``)."""
     rules = rules_from_dict({"goal": 600, "opening": 150, "take_over": True}, "take-600")
     result = compute(rules)
-    table = result.policy.complete()
+    table = policy_of(result).complete()
     assert result.offers is not None and table.take_v is not None
     s, d = len(table.scores), rules.dice
     vec = OptimalVec(rules, table)
@@ -209,7 +210,7 @@ def test_take_overs_are_the_solves() -> None:
                 continue
             position = Position(a * UNIT, b * UNIT, offer=((int(tt) + 1) * UNIT, int(mm) + 1))
             try:
-                options = result.offer_options(position)
+                options = offer_options(result, position)
             except PositionError:  # an offer no bank leaves (the table has rows for every turn state)
                 continue
             assert options[0].action == "take_over"

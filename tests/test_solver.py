@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from brute_force import brute_force_game, brute_force_win
-from cinqmille.advice import advise
+from cinqmille.app.advice import advise
 from cinqmille.dice import dice_tables, faces_of, legal_keeps, reachable
-from cinqmille.position import Position
+from cinqmille.table.position import Position
 from cinqmille.rules import Rules, rules_from_dict
 from cinqmille.rules import load_rules
 from cinqmille.solver import compute, relaxations
@@ -48,7 +48,7 @@ def check_against_brute_force(name: str, spec: dict) -> None:
     expected = brute_force_win(rules)
     result = compute(rules)
     assert result.residual <= 1e-9
-    worst = max(abs(result.win_at_start(a, b) - value) for (a, b), value in expected.items())
+    worst = max(abs(float(result.tables[0, a // 50, b // 50]) - value) for (a, b), value in expected.items())
     assert worst <= 1e-9, f"{name}: largest difference {worst:.2e}"
 
 
@@ -222,11 +222,11 @@ def test_two_seats_sum_to_one_at_the_start() -> None:
     result = compute(rules)
     first = result.first_player_win
     ends = turn_outcomes(result, 0, 0)
-    second = ends.get("bust", 0.0) * result.win_at_start(0, 0)
+    second = ends.get("bust", 0.0) * float(result.tables[0, 0, 0])
     for key, p in ends.items():
         if key.startswith("bank"):
             banked = int(key[4:]) * 50
-            second += p * (0.0 if banked >= rules.goal else result.win_at_start(0, banked))
+            second += p * (0.0 if banked >= rules.goal else float(result.tables[0, 0, banked // 50]))
     assert first + second == pytest.approx(1.0, abs=1e-9)
     assert abs(sum(ends.values()) - 1.0) < 1e-12
 
@@ -236,13 +236,13 @@ def test_turn_start_value_equals_its_outcome_mixture(small) -> None:
     rules, result = small
     for a, b in ((0, 0), (300, 900), (1250, 400), (1000, 1000)):
         ends = turn_outcomes(result, a, b)
-        total = ends.get("win", 0.0) + ends.get("bust", 0.0) * (1 - result.win_at_start(b, a))
+        total = ends.get("win", 0.0) + ends.get("bust", 0.0) * (1 - float(result.tables[0, b // 50, a // 50]))
         for key, p in ends.items():
             if key.startswith("bank"):
                 table = turn_table(result, Position(a, b))
                 t = int(key[4:])
                 total += p * float(table.bank[table._row(t), 0])
-        assert total == pytest.approx(result.win_at_start(a, b), abs=1e-9)
+        assert total == pytest.approx(float(result.tables[0, a // 50, b // 50]), abs=1e-9)
 
 
 def test_best_keep_is_the_best_option() -> None:

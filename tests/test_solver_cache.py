@@ -227,11 +227,12 @@ def test_forged_policy_table_is_recomputed(what: str, ruleset: str, cache_dir: P
     checksum gives one warning, is rebuilt equal to a fresh table, and the next run reads it silently."""
     import warnings
 
-    from cinqmille.policies import optimal, tables
+    from cinqmille.policies import optimal
+    from cinqmille.table import load as tables
 
     rules = rules_from_dict(TINY if ruleset == "tiny" else ZERO3, "forge")
     tables.forget()
-    good = optimal.optimal_table(rules).arrays()
+    good = tables.policy_table(rules, 2).arrays()
     path = tables.table_path(rules, 2)
     if what in META_FORGERIES:
         _reforge(path, tables.table_spec(rules, 2), meta=META_FORGERIES[what])
@@ -239,13 +240,13 @@ def test_forged_policy_table_is_recomputed(what: str, ruleset: str, cache_dir: P
         _reforge(path, tables.table_spec(rules, 2), _policy_forgeries({})[what](_arrays(path)))
     tables.forget()
     with pytest.warns(UserWarning, match="recomputing"):
-        table = optimal.optimal_table(rules)
+        table = tables.policy_table(rules, 2)
     for name, array in good.items():
         assert np.allclose(table.arrays()[name], array, rtol=0, atol=1e-12, equal_nan=True), name
     tables.forget()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        optimal.optimal_table(rules)
+        tables.policy_table(rules, 2)
 
 
 SEATS_FORGERIES = {
@@ -263,7 +264,7 @@ SEATS_FORGERIES = {
 def test_forged_three_player_table_is_recomputed(what: str, cache_dir: Path) -> None:
     """A cached three-player policy table with a move of 7, flipped moves, reversed scores or values, or bad
     metadata, and a valid checksum, gives one warning and is rebuilt equal to a fresh table."""
-    from cinqmille.policies import tables
+    from cinqmille.table import load as tables
 
     rules = rules_from_dict(THREE, "forge3")
     tables.forget()
@@ -297,16 +298,16 @@ def test_a_fifo_in_the_cache_is_not_opened(cache_dir: Path) -> None:
 
 def _count_samples(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Count the calls of the cached table's sample check (kernel passes) from now on."""
-    from cinqmille.solver.result import SolveResult
+    from cinqmille.solver import api
 
     calls: list[int] = []
-    original = SolveResult.sample_problem
+    original = api.sample_problem
 
-    def counted(self, *args, **kwargs):
+    def counted(*args, **kwargs):
         calls.append(1)
-        return original(self, *args, **kwargs)
+        return original(*args, **kwargs)
 
-    monkeypatch.setattr(SolveResult, "sample_problem", counted)
+    monkeypatch.setattr(api, "sample_problem", counted)
     return calls
 
 
@@ -374,7 +375,7 @@ def test_a_vouch_that_is_not_a_regular_file_is_ignored(cache_dir: Path, monkeypa
 def test_a_forged_move_that_is_not_the_best_is_refused(cache_dir: Path) -> None:
     """One move of a cached two-player table changed to another legal move that is worse for the table's own
     values (outside the sampled rows) is refused: every move must be a best option of its state."""
-    from cinqmille.policies import tables
+    from cinqmille.table import load as tables
 
     rules = rules_from_dict({"goal": 1000, "opening": 150}, "forge-move")
     tables.forget()

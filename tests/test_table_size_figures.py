@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from cinqmille.advice import advise
+from cinqmille.app.advice import advise
 from cinqmille.cli import main as cli
 from cinqmille.engine import play_game
 from cinqmille.policies.optimal import OptimalPolicy
-from cinqmille.position import Position
+from cinqmille.table.position import Position
 from cinqmille.rules import rules_from_dict
 from cinqmille.simulation.estimate import Start, estimate
 from cinqmille.solver import solve

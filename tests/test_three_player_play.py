@@ -5,14 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cinqmille.table.locate import spot
+from cinqmille.table.policy import policy_of
 from cinqmille.engine import play_game
 from cinqmille.policies.optimal import OptimalPolicy, view_position
-from cinqmille.policies.seats_table import SeatsTable
 from cinqmille.rules import rules_from_dict
 from cinqmille.simulation import SimConfig, simulate
 from cinqmille.solver import compute
-from cinqmille.solver.n_player import leading, seat_rows, threatening
-from cinqmille.solver.locate import locate, locate_rows
+from cinqmille.solver.n_player import leading, threatening
+from cinqmille.table.policy import seat_rows
+from cinqmille.table.locate import locate, locate_rows
 
 SMALL = {"goal": 500, "opening": 150}
 EXACT = {"goal": 400, "opening": 100, "end": "exact"}
@@ -30,15 +32,15 @@ def _states(block, r: int, dice: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
     ({"goal": 300, "opening": 100, "end": "exact"}, 4), ({"goal": 300, "opening": 100, "prediction": True}, 4)])
 def test_every_decision_of_the_table_is_the_advice_rows(rules_dict: dict, players: int) -> None:
     """At every row and turn state the table's move, announcement and keep of every roll class (stored from
-    groups of rows) are those of the advice's row alone (`n_player.seat_rows`), and its values agree to 1e-13,
+    groups of rows) are those of the advice's row alone (`table.policy.seat_rows`), and its values agree to 1e-13,
     for three and four players; the engine policy reads the same row."""
     import itertools
 
-    from cinqmille.position import Position
+    from cinqmille.table.position import Position
 
     rules = rules_from_dict(rules_dict)
     result = compute(rules, players=players)
-    table = SeatsTable.of(result).complete()
+    table = policy_of(result).complete()
     d = rules.dice
     scores = [int(x) for x in result.grid.scores]
     checked = 0
@@ -47,7 +49,7 @@ def test_every_decision_of_the_table_is_the_advice_rows(rules_dict: dict, player
         row = int(locate_rows(table, a, *others))
         pos = Position(a * 50, others[0] * 50, others=tuple(o * 50 for o in others))
         assert locate(table, pos) == (table, row)
-        advice_block, _ = result.spot(pos)
+        advice_block, _ = spot(result, pos)
         r0, t, m = _states(block, 0, d)
         assert np.array_equal(advice_block.move(r0, t, m), block.move(r0, t, m))
         rr = np.full(t.shape, row)
@@ -79,7 +81,7 @@ def test_the_engine_policy_reads_the_row_of_the_two_who_threaten_most() -> None:
     opponents in playing order; with three, the row of both opponents."""
     rules = rules_from_dict(SMALL)
     result = compute(rules, players=3)
-    table = SeatsTable.of(result)
+    table = policy_of(result)
     policy = OptimalPolicy(rules, seats=table)
     seen: list[tuple[tuple[int, ...], int, int]] = []
 
@@ -134,7 +136,7 @@ def test_others_are_read_in_playing_order() -> None:
             assert view_position(view).others == tuple(view.scores[(view.seat + i) % 4] for i in (1, 2, 3))
             return super().should_bank(view)
 
-    play_game(rules, [Grab(rules, seats=SeatsTable.of(compute(rules, players=3)))] * 4, rng=np.random.default_rng(1))
+    play_game(rules, [Grab(rules, seats=policy_of(compute(rules, players=3)))] * 4, rng=np.random.default_rng(1))
 
 
 @pytest.mark.slow
@@ -149,7 +151,7 @@ def test_three_optimal_players_match_the_solve_at_goal_1500() -> None:
 
 def test_the_bots_of_a_game_share_one_table() -> None:
     """Every bot of a three-player game reads one policy table (one per bot reserved gigabytes under `standard`)."""
-    from cinqmille.play import bot_policy
+    from cinqmille.app.play import bot_policy
 
     result = compute(rules_from_dict({"goal": 300, "opening": 100, "end": "exact"}), players=3)
     bots = [bot_policy(result) for _ in range(5)]

@@ -10,7 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from brute_force_n import brute_force_n
+from cinqmille.table.locate import spot
 from cinqmille.cli import main
+from cinqmille.table.position import Position
 from cinqmille.rules import rules_from_dict
 from cinqmille.solver import compute
 from cinqmille.solver.grid import ScoreGrid
@@ -113,7 +115,7 @@ def test_every_turn_state_of_the_policy_agrees_with_the_brute_force() -> None:
     result = compute(rules, players=3)
     worst, count = 0.0, 0
     for (a, b, c), states in brute_force_n_states(rules, 3).items():
-        block, row = result.seats_spot(a, (b, c))
+        block, row = spot(result, _at(a, (b, c)))
         for (t, m), vector in states.items():
             worst = max(worst, abs(float(block.value(row, t // 50, m)) - vector[0]))
             count += 1
@@ -138,22 +140,27 @@ def test_advise_at_a_table_of_three_and_more(tmp_path: Path, session_cache: Path
     runner = CliRunner()
     args = ["advise", "--rules", str(path), "--me", "100", "--turn", "100", "--dice", "3", "--json"]
     data = json.loads(runner.invoke(main, [*args, "--opp", "150,200"]).output)
-    block, row = compute(rules_from_dict({"goal": 300, "opening": 100, "end": "exact"}), players=3) \
-        .seats_spot(100, (150, 200))
+    block, row = spot(compute(rules_from_dict({"goal": 300, "opening": 100, "end": "exact"}), players=3),
+                      _at(100, (150, 200)))
     assert data["position"]["opp"] == [150, 200] and data["exact"]
     assert abs(data["win"] - float(block.value(row, 2, 3))) < 1e-12
     rules = rules_from_dict({"goal": 300, "opening": 100, "end": "exact"})
     four = json.loads(runner.invoke(main, [*args, "--opp", "150,0,200"]).output)
-    block, row = compute(rules, players=4).seats_spot(100, (150, 0, 200))
+    block, row = spot(compute(rules, players=4), _at(100, (150, 0, 200)))
     assert four["exact"] and abs(four["win"] - float(block.value(row, 2, 3))) < 1e-12  # the exact four-player table
     six = json.loads(runner.invoke(main, [*args, "--opp", "150,0,250,200,100"]).output)
-    block, row = compute(rules, players=5).seats_spot(100, (150, 0, 250, 200))  # the four leading, in their order
+    block, row = spot(compute(rules, players=5), _at(100, (150, 0, 250, 200)))  # the four leading, in their order
     assert six["best"]["action"] == ("roll" if int(block.move(row, 2, 3)) else "bank")  # the table's decision
     assert six["figure"]["kind"] == "estimated" and not six["exact"]  # ... and the six-player game's chance
     assert abs(six["win"] - six["figure"]["seats"][0]) < 1e-12 and six["figure"]["margin"] <= 0.01
     assert any("threaten most" in a for a in six["assumptions"])
     bad = runner.invoke(main, [*args, "--opp", "150,200", "--target", "300"])
     assert bad.exit_code == 2 and bad.output.startswith("Error: ")
+
+
+def _at(me: int, others: tuple[int, ...]) -> Position:
+    """The turn start of `me` against `others` (points, playing order)."""
+    return Position(me, others[0], others=others)
 
 
 ZERO_TURNS_SMALL = {"goal": 1000, "opening": 300, "zero_turns": {"count": 2, "to": "zero"}}

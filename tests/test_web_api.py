@@ -369,7 +369,7 @@ def test_prepare_starts_the_table_of_the_player_count_before_the_game(client: Te
 def test_review_of_a_sheet_is_the_review_of_its_log(client: TestClient, tmp_path: Path) -> None:
     """POST /api/review judges the questions asked during a sheet's game as `cinqmille review` judges its log (the
     download carries the questions, and a replay gives them back)."""
-    from cinqmille.review import review_log
+    from cinqmille.app.review import review_log
 
     sheet = {"rules": TINY, "players": ["Ann", "Bob"],
              "entries": [{"kind": "bank", "points": 300}, {"kind": "bust"}, {"kind": "bank", "points": 200}],
@@ -391,9 +391,9 @@ def test_review_of_a_sheet_is_the_review_of_its_log(client: TestClient, tmp_path
 def test_a_game_of_three_waiting_for_its_table_gets_the_two_player_move_without_a_chance(client: TestClient) -> None:
     """While the three-player table is solved, the advice's 202 carries the two-player table's move against the
     opponent who threatens most (the solver's reduction), and no chance; the answer that follows is the table's."""
-    from cinqmille.advice import advise
-    from cinqmille.position import Position
-    from cinqmille.review import choice_words
+    from cinqmille.app.advice import advise
+    from cinqmille.table.position import Position
+    from cinqmille.app.review import choice_words
     from cinqmille.rules.loading import rules_from_text
     from cinqmille.solver import solve
 

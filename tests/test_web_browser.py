@@ -523,7 +523,7 @@ def test_the_page_reviews_the_game_from_the_questions_asked(server: str, browser
     """The questions asked of the advice are kept with the game; once it is over the page shows its review (the
     chance lost by each player, the costliest decisions in words), the very review of `cinqmille review` on the
     downloaded log, which carries the questions."""
-    from cinqmille.review import review_log
+    from cinqmille.app.review import review_log
 
     d = browser
     fresh_page(d, server)

@@ -66,7 +66,7 @@ def advice(client: TestClient, toml: str, body: dict[str, Any] = QUESTION) -> di
 def test_another_rulesets_table_copied_over_is_not_served(client: TestClient) -> None:
     """aa's cached table copied over bb's is refused (deleted, solved again): bb's own figure, never aa's."""
     aa, bb = rules_from_text(AA), rules_from_text(BB)
-    want_aa, want_bb = advice(client, AA)["win"], api.solve(bb).win_at_start(0, 0)
+    want_aa, want_bb = advice(client, AA)["win"], float(api.solve(bb).tables[0, 0, 0])
     assert want_aa != want_bb
     fresh = TestClient(create_app(), base_url="http://localhost")  # a new server: nothing in memory
     target = cache.cache_path(bb, "win")
@@ -100,7 +100,7 @@ def _forge(rules_text: str) -> tuple[Path, float, float]:
     forged = dataclasses.replace(true, values=1.0 - true.values)
     path = cache.cache_path(rules, "win")
     api.save(forged, path)
-    return path, true.win_at_start(0, 0), forged.win_at_start(0, 0)
+    return path, float(true.tables[0, 0, 0]), float(forged.tables[0, 0, 0])
 
 
 def test_a_forged_table_is_not_served(client: TestClient) -> None:

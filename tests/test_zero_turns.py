@@ -9,7 +9,7 @@ from brute_force import brute_force_counters
 from cinqmille.rules import rules_from_dict
 from cinqmille.solver import compute, relaxations
 from cinqmille.solver.two_player import bellman_residual
-from cinqmille.solver.locate import locate_rows
+from cinqmille.table.locate import locate_rows
 
 UNIT = 50
 

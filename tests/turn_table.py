@@ -1,6 +1,6 @@
 """One row of a solved table as whole arrays (`TurnTable`), for the tests that check every state of a turn.
 
-The row is the one every reader of the package reads: `SolveResult.spot` of the position (my last turn when
+The row is the one every reader of the package reads: `table.locate.spot` of the position (my last turn when
 its `target` is set), its arrays cut from the block's layers `0 .. cap + 1`.
 """
 
@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cinqmille.position import Position
+from cinqmille.table.locate import spot
+from cinqmille.table.position import Position
 from cinqmille.solver import SolveResult
 from cinqmille.solver.choice import fold
 
@@ -39,8 +40,8 @@ class TurnTable:
 
 
 def turn_table(result: SolveResult, position: Position) -> TurnTable:
-    """The states of the row `position` is read at (`SolveResult.spot`), as a `TurnTable`."""
-    block, r = result.spot(position)
+    """The states of the row `position` is read at (`table.locate.spot`), as a `TurnTable`."""
+    block, r = spot(result, position)
     d = block.dice
     block.value(r, 0, d)  # a lazy table computes the row's group on its first read
     cap = int(block.cap[r])

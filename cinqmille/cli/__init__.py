@@ -14,6 +14,9 @@ from typing import Any
 import click
 
 from .. import __version__, address_space
+from ..work import set_reporter
+from .progress import progress_bar
+from .common import system_error_words
 
 #: (module, command name) of every command; a module defines a Click command named `command`.
 COMMANDS: tuple[tuple[str, str], ...] = (
@@ -53,9 +56,6 @@ class LazyGroup(click.Group):
         if kwargs.get("standalone_mode", True) is False:
             return super().main(*args, **kwargs)
         kwargs["standalone_mode"] = False
-        from ..work import set_reporter
-        from .progress import progress_bar
-
         set_reporter(progress_bar)  # the library's long work (solves, policy tables) shows a bar or a line
         try:
             return self._run(*args, **kwargs)
@@ -81,8 +81,6 @@ class LazyGroup(click.Group):
         except (MemoryError, OSError) as exc:  # outside a command's own handling (importing it): the same words
             if os.environ.get("CINQMILLE_DEBUG"):
                 raise
-            from .common import system_error_words
-
             click.echo(f"Error: {system_error_words(exc)}", err=True)
             sys.exit(2)
         sys.exit(code if isinstance(code, int) else 0)

@@ -22,19 +22,19 @@ from .progress import progress_bar
 def command(rules_spec: str, keys: str | None, plot: Path | None, as_json: bool) -> None:
     """One key of the ruleset changed at a time: the first player's chance, the expected turn, the race, the
     game's exact length (mean, median, quantiles) and the fair start of each ruleset, exactly."""
-    from ..research.ablate import KEYS, ablate, changes, text_lines
+    from ..research.ablate import KEYS, ablate, changes, text_lines  # lazy: start-up time (not for --help)
 
     base = resolve_rules(rules_spec)
     chosen = tuple(KEYS) if keys is None else tuple(k.strip() for k in keys.split(",") if k.strip())
     found, _ = changes(base, chosen)  # an unknown key: one line before any solve
     if plot is not None:
-        from ..research.plots import check_plot_target
+        from ..research.plots import check_plot_target  # lazy: start-up time (not for --help)
 
         check_plot_target(plot)
     with progress_bar(f"Solving {len(found)} rulesets") as update:
         result = ablate(base, chosen, update)
     if plot is not None:
-        from ..research.plots import plot_ablation
+        from ..research.plots import plot_ablation  # lazy: start-up time (not for --help)
 
         plot_ablation(result, plot)
     if as_json:

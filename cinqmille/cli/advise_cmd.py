@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 
 def load_win_table(rules: Rules, players: int = 2) -> SolveResult:
     """The solved `win` table of `rules` for `players`: from the cache, or solved now (the solve reports it)."""
-    from ..policies.groups import grouped
-    from ..solver import solve
+    from ..table.groups import grouped  # lazy: start-up time (not for --help)
+    from ..solver import solve  # lazy: start-up time (not for --help)
 
     result = solve(rules, "win", players=players)
     grouped(result)  # two players: the policy read from the cached groups file, without the kernel
@@ -62,9 +62,10 @@ def command(roll_faces: tuple[str, ...], rules_spec: str, me: str | None, opp: s
     The roll is given as arguments (`cinqmille advise 1 1 5 2 3 --me 1000`) or
     with --roll 11523.
     """
-    from ..advice import advise, render_text
-    from ..policies.groups import ensure_groups
-    from ..position import Position, PositionError
+    from ..app.advice import advise  # lazy: start-up time (not for --help)
+    from ..app.advice_text import render_text  # lazy: start-up time (not for --help)
+    from ..table.groups import ensure_groups  # lazy: start-up time (not for --help)
+    from ..table.position import Position, PositionError  # lazy: start-up time (not for --help)
 
     rules = resolve_rules(rules_spec)
     offered = None
@@ -104,7 +105,7 @@ def command(roll_faces: tuple[str, ...], rules_spec: str, me: str | None, opp: s
 
 def _counters(text: str | None) -> tuple[int, int]:
     """`--scoreless MINE[,HIS]` as a pair of whole numbers."""
-    from ..position import PositionError
+    from ..table.position import PositionError  # lazy: start-up time (not for --help)
 
     if text is None:
         return (0, 0)

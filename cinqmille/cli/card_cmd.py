@@ -35,12 +35,13 @@ def command(rules_spec: str, output: Path | None, lines: str | None, keep: str, 
             ahead: int, near: int, chase: int, as_json: bool) -> None:
     """The best strategy card of a family of rules of thumb, found by its exact chance against the optimal
     player (two players, both seats), and what it and the best fixed threshold cost."""
-    from ..parsing import whole
-    from ..research.card import Card, card_report
+    from ..parsing import whole  # lazy: start-up time (not for --help)
+    from ..policies.card import Card  # lazy: start-up time (not for --help)
+    from ..research.card import card_report  # lazy: start-up time (not for --help)
 
     rules = resolve_rules(rules_spec)
     if output is not None:
-        from ..research.plots import check_plot_target
+        from ..research.plots import check_plot_target  # lazy: start-up time (not for --help)
 
         check_plot_target(output)
     card = None
@@ -48,7 +49,7 @@ def command(rules_spec: str, output: Path | None, lines: str | None, keep: str, 
         card = Card(tuple(whole(x.strip(), "--lines") for x in lines.split(",")), gap, behind, ahead, keep, die, near, chase)
     report = card_report(rules, card)
     if output is not None:
-        from ..research.plots import plot_card
+        from ..research.plots import plot_card  # lazy: start-up time (not for --help)
 
         plot_card(report, output)
     if as_json:

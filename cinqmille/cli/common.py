@@ -16,7 +16,7 @@ from .. import address_space
 from ..json_values import finite
 from ..errors import CinqmilleError
 from ..files import error_chain
-from ..position import PositionError
+from ..table.position import PositionError
 from ..rules import DEFAULT_RULES, Rules, load_rules
 
 #: A command's function, as Click's decorators take and return it.

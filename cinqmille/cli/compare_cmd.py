@@ -49,9 +49,9 @@ def command(rules_text: str, games: int, referee_games: int | None, margin: floa
             backend: Backend, scheduler: str | None, plots_dir: Path | None, markdown_path: Path | None,
             as_json: bool) -> None:
     """Compare rulesets: first-player chance (solved, simulated), game length, busts, optimal vs heuristics."""
-    from ..research.compare import CompareConfig, compare, terminal_table
+    from ..research.compare import CompareConfig, compare, terminal_table  # lazy: start-up time (not for --help)
 
-    from ..research.compare import preset_names_found
+    from ..research.compare import preset_names_found  # lazy: start-up time (not for --help)
 
     if rules_text is None:
         rules_text = ",".join(preset_names_found())
@@ -70,14 +70,14 @@ def command(rules_text: str, games: int, referee_games: int | None, margin: floa
         raise CinqmilleError("--plots and --markdown are the two-player page; its three-player figures come from "
                              "benchmarks/bench_three_players.py")
     if plots_dir is not None:  # matplotlib missing, a figure's target in the way: one line before the work
-        from ..research.plots import check_plot_target, figure_paths
+        from ..research.plots import check_plot_target, figure_paths  # lazy: start-up time (not for --help)
 
         targets = [f for r in rules_list for f in figure_paths(r, plots_dir)]
         targets += [plots_dir / "presets-compared.png"] if len(rules_list) > 1 else []
         for target in targets:
             check_plot_target(target)
     if markdown_path is not None:
-        from ..files import check_folder, check_target
+        from ..files import check_folder, check_target  # lazy: start-up time (not for --help)
 
         check_target(markdown_path)
         check_folder(markdown_path)
@@ -93,11 +93,11 @@ def command(rules_text: str, games: int, referee_games: int | None, margin: floa
     where = plots_dir if plots_dir is not None else markdown_path.parent / "figures" if markdown_path is not None \
         else None
     if where is not None:
-        from ..research.page import read_record
+        from ..research.page import read_record  # lazy: start-up time (not for --help)
 
         three = read_record(where)
     if plots_dir is not None:
-        from ..research.plots import plot_presets, write_figures
+        from ..research.plots import plot_presets, write_figures  # lazy: start-up time (not for --help)
 
         if len(rows) > 1:
             plots_dir.mkdir(parents=True, exist_ok=True)
@@ -110,9 +110,9 @@ def command(rules_text: str, games: int, referee_games: int | None, margin: floa
             except (CinqmilleError, ValueError, IndexError) as exc:
                 skipped.append(f"{ruleset.name}: {exc}")
     if markdown_path is not None:
-        from ..fair import fair_start
-        from ..research.page import write_page
-        from ..research.rebuild import extra_sections
+        from ..fair import fair_start  # lazy: start-up time (not for --help)
+        from ..research.page import write_page  # lazy: start-up time (not for --help)
+        from ..research.rebuild import extra_sections  # lazy: start-up time (not for --help)
 
         write_page(markdown_path, rows, config, figures, three, [fair_start(r) for r in rules_list],
                    extra_sections(rules_list))

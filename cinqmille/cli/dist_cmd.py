@@ -36,20 +36,20 @@ GAME_PAIRS = 120_000
 def command(rules_spec: str, me: str | None, opp: str | None, turn: str | None, dice: str | None, objective: str,
             turns: bool, plot: Path | None, as_json: bool) -> None:
     """The exact distribution of the points the rest of this turn banks when played by the solved policy."""
-    from ..position import Position
-    from ..research.distribution import dist_report
+    from ..table.position import Position  # lazy: start-up time (not for --help)
+    from ..research.distribution import dist_report  # lazy: start-up time (not for --help)
 
     rules = resolve_rules(rules_spec)
     opps = tuple(whole(x, "--opp") for x in (opp or "0").split(","))
     pos = Position(maybe_whole(me, "--me") or 0, opps[0], maybe_whole(turn, "--turn") or 0,
                    maybe_whole(dice, "--dice", None), others=opps if len(opps) > 1 else None)
     if plot is not None:
-        from ..research.plots import check_plot_target
+        from ..research.plots import check_plot_target  # lazy: start-up time (not for --help)
 
         check_plot_target(plot)
     report = dist_report(rules, pos, objective, turns, game_pairs=GAME_PAIRS)
     if plot is not None:
-        from ..research.plots import plot_distribution
+        from ..research.plots import plot_distribution  # lazy: start-up time (not for --help)
 
         plot_distribution(report, plot)
     if as_json:
@@ -63,7 +63,7 @@ def command(rules_spec: str, me: str | None, opp: str | None, turn: str | None, 
 
 def _text(report: Any) -> list[str]:
     """The report as a short table (the outcomes of `SHOWN` chance or more), its mean and bust chance."""
-    from ..advice import dice_words, pct
+    from ..words import dice_words, pct  # lazy: start-up time (not for --help)
 
     pos, out = report.position, report.points
     setaside = f"{pos.turn} set aside" if pos.turn else "nothing set aside"

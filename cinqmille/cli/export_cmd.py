@@ -41,13 +41,27 @@ from .common import friendly_errors, resolve_rules, rules_option
 def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp: str | None, opp2: str | None,
             opp3: str | None, opp4: str | None, players: int, keeps: bool, every: bool) -> None:
     """Write the optimal policy: scores, turn points, dice, best action and chances to win by banking and rolling, and the best keep of every roll."""
-    from ..errors import CinqmilleError
-    from ..export import (EXPORT_COST, EXPORT_COST_NO_KEEPS, check_every_rows, check_targets, format_of, keep_rows,
-                          meta_of, need_pyarrow, parse_scores, policy_rows, reachable, seat_tables, write_policy)
-    from ..files import check_folder
-    from ..rules.bank import UNIT
-    from .advise_cmd import load_win_table
-    from .progress import progress_bar
+    from ..errors import CinqmilleError  # lazy: start-up time (not for --help)
+    # lazy: start-up time (not for --help)
+    from ..app.export import (
+        EXPORT_COST,
+        EXPORT_COST_NO_KEEPS,
+        check_every_rows,
+        check_targets,
+        format_of,
+        keep_rows,
+        meta_of,
+        need_pyarrow,
+        parse_scores,
+        policy_rows,
+        reachable,
+        seat_tables,
+        write_policy,
+    )
+    from ..files import check_folder  # lazy: start-up time (not for --help)
+    from ..rules.bank import UNIT  # lazy: start-up time (not for --help)
+    from .advise_cmd import load_win_table  # lazy: start-up time (not for --help)
+    from .progress import progress_bar  # lazy: start-up time (not for --help)
 
     rules = resolve_rules(rules_spec)
     if not output.name or output.name in (".", ".."):

@@ -20,7 +20,7 @@ def command(rules_spec: str, a: str, b: str, as_json: bool) -> None:
     standard), card:L1/L2/.../LD (bank lines by dice in hand, the most points set aside) or
     card:L1/.../LD:few:DIE. Two players, no last round, take-over or counted scoreless turns.
     """
-    from ..research.match import match
+    from ..research.match import match  # lazy: start-up time (not for --help)
 
     result = match(resolve_rules(rules_spec), a, b)
     if as_json:

@@ -46,11 +46,11 @@ class TerminalConsole:
 @friendly_errors
 def command(rules_spec: str, players: str, seed: int | None, verbose: bool, log_file: str | None) -> None:
     """Play 5000 in the terminal: ? asks for advice at any decision, Enter takes the advised move, q quits."""
-    import numpy as np
+    import numpy as np  # lazy: start-up time (not for --help)
 
-    from ..play import play_text
-    from ..players import parse_players
-    from .advise_cmd import load_win_table
+    from ..app.play import play_text  # lazy: start-up time (not for --help)
+    from ..app.players import parse_players  # lazy: start-up time (not for --help)
+    from .advise_cmd import load_win_table  # lazy: start-up time (not for --help)
 
     rules = resolve_rules(rules_spec)
     seats = parse_players(players, rules, humans=True)
@@ -73,9 +73,9 @@ def command(rules_spec: str, players: str, seed: int | None, verbose: bool, log_
 
 def offer_review(console: TerminalConsole, game: "Game", seats: Sequence[str]) -> None:
     """After a game with a human player: offer its review (`cinqmille review`'s), shown on 'y'."""
-    from ..play import seat_names
-    from ..review import game_log, review_log
-    from .review_cmd import review_text
+    from ..app.play import seat_names  # lazy: start-up time (not for --help)
+    from ..app.review import game_log, review_log  # lazy: start-up time (not for --help)
+    from .review_cmd import review_text  # lazy: start-up time (not for --help)
 
     try:
         answer = console.ask("Review the game (the chance each decision cost)? [y/N] ")
@@ -89,8 +89,8 @@ def offer_review(console: TerminalConsole, game: "Game", seats: Sequence[str]) -
 
 def write_game(path: str, game: "Game", seats: Sequence[str]) -> None:
     """Write the log of a finished game (`review.game_log`) and say how to review it."""
-    from ..play import seat_names
-    from ..review import game_log, write_log_file
+    from ..app.play import seat_names  # lazy: start-up time (not for --help)
+    from ..app.review import game_log, write_log_file  # lazy: start-up time (not for --help)
 
     write_log_file(path, game_log(game.rules, seat_names(seats), game.initial, game.events))
     click.echo(f"Game log written to {path}: `cinqmille review {path}` shows what each decision cost.")
@@ -99,6 +99,6 @@ def write_game(path: str, game: "Game", seats: Sequence[str]) -> None:
 def solved_players(seats: int, rules: Rules) -> int:
     """The table the bots read: the most players up to `seats` whose table is cached or fits the budget
     (`api.table_players`; reduced to the opponents who threaten most beyond it)."""
-    from ..solver.api import table_players
+    from ..solver.api import table_players  # lazy: start-up time (not for --help)
 
     return table_players(rules, seats)

@@ -9,7 +9,7 @@ import click
 from .common import emit_json, friendly_errors, json_option
 
 if TYPE_CHECKING:
-    from ..review import Review
+    from ..app.review import Review
 
 
 @click.command("review")
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 def command(log_file: str, show_all: bool, as_json: bool) -> None:
     """Review a game from its log (`cinqmille play --log FILE`, or the web sheet's download): the chance to win
     before and after each move against the best move, the chance lost by each player, the costliest decisions."""
-    from ..review import review_file
+    from ..app.review import review_file  # lazy: start-up time (not for --help)
 
     result = review_file(log_file)
     if as_json:
@@ -32,8 +32,8 @@ def command(log_file: str, show_all: bool, as_json: bool) -> None:
 
 def review_text(result: Review, show_all: bool = False) -> list[str]:
     """The review for people: how the figures were obtained, the chance lost per player, the costliest decisions."""
-    from ..advice import pct
-    from ..words import players_words
+    from ..words import pct  # lazy: start-up time (not for --help)
+    from ..words import players_words  # lazy: start-up time (not for --help)
 
     names = result.players
     if result.note is not None:

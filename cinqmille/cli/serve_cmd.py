@@ -58,15 +58,15 @@ def command(rules_spec: str, host: str | None, lan: bool, port: int, cache_max_m
     """
     if not web_available():
         fail(MISSING_EXTRA)
-    import uvicorn
+    import uvicorn  # lazy: optional dependency (extra 'web')
 
-    from ..web import serving
-    from ..web.access import Access, is_local
-    from ..web.app import create_app
-    from ..web.lan import lan_address, qr_available, qr_text
-    from ..solver.api import is_cached
-    from ..solver.budget import SOLVE_STATES, Limits, check_budget
-    from ..web.tables import MAX_QUEUED, Tables
+    from ..solver.api import is_cached  # lazy: start-up time (not for --help)
+    from ..solver.budget import SOLVE_STATES, Limits, check_budget  # lazy: start-up time (not for --help)
+    from ..web import serving  # lazy: start-up time (not for --help)
+    from ..web.access import Access, is_local  # lazy: start-up time (not for --help)
+    from ..web.app import create_app  # lazy: start-up time (not for --help)
+    from ..web.lan import lan_address, qr_available, qr_text  # lazy: start-up time (not for --help)
+    from ..web.tables import MAX_QUEUED, Tables  # lazy: start-up time (not for --help)
 
     if lan and host is not None:
         fail("--lan picks the address itself: give --lan or --host, not both")

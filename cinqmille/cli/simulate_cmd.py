@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ..parsing import SEED, WholeNumber
-from ..players import parse_players
+from ..app.players import parse_players
 from ..simulation import SimConfig, SimResult, simulate
 from ..simulation.runner import Backend, Engine
 from .common import Command, emit_json, friendly_errors, json_option, resolve_rules, rules_option

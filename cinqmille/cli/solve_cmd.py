@@ -69,7 +69,7 @@ def command(rules_spec: str, objective: Objective, players: int, no_cache: bool,
     limits = Limits.from_env(max_states, max_memory, default_states=SOLVE_STATES)
     with contextlib.ExitStack() as stack:
         if scheduler is not None:
-            from ..solver.distributed import use_cluster
+            from ..solver.distributed import use_cluster  # lazy: start-up time (not for --help)
 
             stack.enter_context(use_cluster(scheduler))
         result = solve(rules, objective, use_cache=not no_cache, limits=limits,

@@ -15,6 +15,7 @@ from typing import Any, Literal, Union
 
 from ..dice.scoring import Counts
 from ..rules.bank import BankKind
+from .errors import ScriptError
 
 BustReason = Literal["no_score", "overshoot", "prediction"]
 PenaltyKind = Literal["bust_strike", "cross", "cross_strike", "zero_turns", "knock_back", "deadly_tie"]
@@ -153,8 +154,6 @@ def event_to_dict(event: Event) -> dict[str, Any]:
 
 def event_from_dict(data: dict[str, Any]) -> Event:
     """The event of `event_to_dict` (lists become tuples again)."""
-    from .errors import ScriptError
-
     kind = data.get("event")
     cls = EVENT_TYPES.get(str(kind))
     if cls is None:

@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 from ..dice.reach import reachable
 from ..errors import CinqmilleError
-from ..position import Position
+from ..table.position import Position
 from ..rules import Rules
 from ..rules.loading import MAX_POINTS, PRESET_NAMES, rules_from_dict, to_dict
 from .log import Banked, Bust, Event, GameEnd, Penalty, TakeOver, TurnEnd, event_to_dict

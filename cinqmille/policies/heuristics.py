@@ -17,6 +17,8 @@ from ..dice.scoring import Keep
 from ..engine.state import GameView, TakeOverOffer
 from ..rules import Rules
 from ..rules.bank import SCORED, BankRules
+from ..errors import CinqmilleError
+from ..parsing import whole
 
 
 def best_keep(view: GameView, keeps: tuple[Keep, ...]) -> Keep:
@@ -131,12 +133,8 @@ class RandomPolicy:
 
 def threshold_from_arg(arg: str | None, rules: Rules) -> ThresholdPolicy:
     """Parse the argument of `threshold:T` or `threshold:T/K` (T points, K dice)."""
-    from ..errors import CinqmilleError
-
     if not arg:
         raise CinqmilleError("policy 'threshold' needs a number of points, e.g. threshold:350 or threshold:350/2")
-    from ..parsing import whole
-
     head, _, tail = arg.partition("/")
     try:
         points = whole(head, "threshold")

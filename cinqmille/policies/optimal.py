@@ -1,11 +1,11 @@
 """`optimal`: the solved policy behind the engine's `Policy` protocol, for 2 to 8 players.
 
-Every decision is a policy table's (`policies.tables.policy_table`: the
-two-player `PolicyTable` or, for three players or more, the `SeatsTable`,
-each built from the solved `win` result of its size): this module only turns
+Every decision is a policy table's (`table.load.policy_table`: the
+the `PolicyTable` of the table's size, built from the solved `win` result of
+that size): this module only turns
 the referee's question into a position (`view_position`, through
 `Position.at_table`, the one reading of a table's state) and asks the table
-where that position is read (`solver.locate.locate`) and what its one function decides:
+where that position is read (`table.locate.locate`) and what its one function decides:
 
 - which keep: the one the solve took for the roll (`roll_keep`; after a right
   announcement the keeps double the turn points);
@@ -22,7 +22,7 @@ the opponents who threaten most when N is larger (`n_player.leading`: the
 highest scores, on a tie the one who plays sooner, kept in their playing
 order), the reduction that `advise --opp` uses. Under a last round or
 take-over offers, a game whose size is the solved table's reads the solve
-itself (`SolveResult.spot`, the advice's rows: the seat's own turns, the
+itself (`table.locate.spot`, the advice's rows: the seat's own turns, the
 offers, every last turn), kept once loaded; a larger game reads as before:
 offers declined, and each last turn from the two-player table (the best
 chance to pass the score to beat, exact for the last player to move). Where
@@ -42,22 +42,22 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ..table.locate import spot
 from ..dice.scoring import Keep
 from ..engine.state import GameView, TakeOverOffer
 from ..errors import CinqmilleError
-from ..position import Position
+from ..table.position import Position
 from ..rules import Rules
 from ..rules.end import UNIT
 from ..solver.api import solve, table_players
 from ..solver.choice import block_graph
-from ..solver.policy import PolicyTable
-from ..solver.locate import locate
+from ..table.policy import PolicyTable
+from ..table.locate import locate
 from ..solver.rounds import rounds_solved
-from ..solver.rows import TurnRows, roll_keep, same_keep
+from ..table.rows import TurnRows, roll_keep, same_keep
 from ..solver.result import SolveResult
 from ..words import table_words, threat_words
-from .seats_table import SeatsTable
-from .tables import policy_table, seats_table
+from ..table.load import policy_table
 
 #: Called after each decision with the question ("keep", "bank", "take_over", "predict"), the view, the
 #: answer and a detail: (the kept `Keep`, whether it follows a right announcement) for a keep, the offer for
@@ -65,18 +65,6 @@ from .tables import policy_table, seats_table
 Narrator = Callable[[str, GameView, Any, Any], None]
 #: The answer `OptimalPolicy._said` passes on unchanged.
 _Answer = TypeVar("_Answer")
-
-
-def build_table(result: SolveResult) -> PolicyTable:
-    """The complete policy table of a solved two-player `win` result."""
-    return PolicyTable.of(result).complete()
-
-
-def optimal_table(rules: Rules | str, use_cache: bool = True) -> PolicyTable:
-    """The complete two-player policy table of a ruleset (`tables.policy_table`)."""
-    table = policy_table(rules, 2, use_cache)
-    assert isinstance(table, PolicyTable)
-    return table
 
 
 # -- the engine policy -------------------------------------------------------------------
@@ -98,10 +86,10 @@ class OptimalPolicy:
     name = "optimal"
 
     def __init__(self, rules: Rules, table: PolicyTable | None = None, narrate: Narrator | None = None,
-                 seats: SeatsTable | None = None):
+                 seats: PolicyTable | None = None):
         self.rules = rules
         self._table = table
-        self._seats: dict[int, SeatsTable | None] = {} if seats is None else {seats.players: seats}
+        self._seats: dict[int, PolicyTable | None] = {} if seats is None else {seats.players: seats}
         self._given = seats
         self.narrate = narrate
         self._announced: dict[int, tuple[int, int]] = {}  # seat -> (turn number, turn points) of an announcement
@@ -115,17 +103,17 @@ class OptimalPolicy:
     def table(self) -> PolicyTable:
         """The two-player policy table (read when first needed)."""
         if self._table is None:
-            self._table = optimal_table(self.rules)
+            self._table = policy_table(self.rules, 2)
         return self._table
 
-    def seats(self, players: int) -> SeatsTable | None:
+    def seats(self, players: int) -> PolicyTable | None:
         """The table of three players or more that a game of `players` reads (`api.table_players`; given, or
         read when first needed), or None when only the two-player table fits the budget."""
         if self._given is not None:
             return self._given
         if players not in self._seats:
             size = table_players(self.rules, players)
-            table = seats_table(self.rules, size) if size > 2 else None
+            table = policy_table(self.rules, size, complete=False) if size > 2 else None
             if table is None and self.rules.name not in _TOO_LARGE_SAID:
                 _TOO_LARGE_SAID.add(self.rules.name)
                 warnings.warn(f"optimal: the {players}-player solve of '{self.rules.name}' is beyond the budget; "
@@ -139,7 +127,7 @@ class OptimalPolicy:
         position = view_position(view, offer)
         n = len(view.players)
         if n > 2 and self._given is None and rounds_solved(self.rules) and self._size(n) == n:
-            return self._solved(n).spot(position)  # a last round or offers: the solve's own rows
+            return spot(self._solved(n), position)  # a last round or offers: the solve's own rows
         seats = self.seats(n) if n > 2 and position.target is None else None  # a last turn at a larger table:
         return locate(seats or self.table, position)  # the two-player table's
 

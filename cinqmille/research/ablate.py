@@ -35,6 +35,8 @@ from ..errors import CinqmilleError
 from ..rules import Rules, load_rules, rules_from_dict, to_dict
 from ..work import Progress
 from .distribution import TurnCount, game_length
+from ..fair import fair_start
+from ..solver import solve
 
 #: The quantiles of a game's length that a row gives (with the median).
 QUANTILES = (0.1, 0.25, 0.75, 0.9)
@@ -129,9 +131,6 @@ class Row:
 
 def measure(change: Change) -> Row:
     """Every figure of one ruleset (solving what is not cached)."""
-    from ..fair import fair_start
-    from ..solver import solve
-
     rules = change.rules
     result = solve(rules, "win")
     note = "" if result.exact else "not exact: " + "; ".join(result.assumptions)

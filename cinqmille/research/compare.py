@@ -48,6 +48,9 @@ from ..simulation.runner import Backend
 from ..solver import SolveResult, relaxations, solve
 from .distribution import check_chain, game_length
 from .match import match_turns
+from ..rules import PRESET_NAMES
+from importlib import resources
+import time
 
 DEFAULT_THRESHOLDS: tuple[int, ...] = (100, 150, 200, 250, 300, 350, 400, 500)
 
@@ -119,10 +122,6 @@ PLUS_MINUS = ("± is half the width of the 95% interval (Wilson score interval, 
 
 def preset_names_found() -> tuple[str, ...]:
     """Every preset file in the package's presets directory: the known presets in their order, then the others."""
-    from importlib import resources
-
-    from ..rules import PRESET_NAMES
-
     found = {Path(str(f)).stem for f in resources.files("cinqmille.data").joinpath("presets").iterdir()
              if str(f).endswith(".toml")}
     return tuple(n for n in PRESET_NAMES if n in found) + tuple(sorted(found - set(PRESET_NAMES)))
@@ -203,8 +202,6 @@ def exact_chain(solved: SolveResult) -> bool:
 def compare_ruleset(spec: str | Rules, config: CompareConfig,
                     progress: Callable[[float], None] | None = None) -> RulesetComparison:
     """Compare one ruleset (solving it first if it is not in the cache)."""
-    import time
-
     start = time.perf_counter()
     rules = load_rules(spec)
     tick = progress or (lambda f: None)

@@ -2,7 +2,7 @@
 
 - `turn_points`: the exact distribution of the points that the rest of the
   current turn banks, played by the solved `win` policy from a position (the
-  forward pass of `solver.policy.turn_distribution`, which reads the decisions
+  forward pass of `table.turn_dist.turn_distribution`, which reads the decisions
   that the `expected` figure of `advise` reads, so its mean is that figure).
 - `expected_points`: the same under the `expected` policy (the most points of
   one turn alone); its mean is ``E`` of `solve --objective expected`.
@@ -34,17 +34,30 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..table.locate import spot
+from ..table.policy import policy_of
 from ..errors import CinqmilleError
-from ..position import Position, PositionError
+from ..table.position import Position, PositionError
 from ..rules import Rules
 from ..rules.bank import UNIT
 from ..solver.n_player import MAX_PLAYERS
-from ..solver.locate import locate_rows
-from ..solver.rows import TurnRows
-from ..solver.turn_dist import TurnPoints, turn_distribution, turn_distributions
-from ..solver.turn_eval import TurnPlay
+from ..table.locate import locate_rows
+from ..table.rows import TurnRows
+from ..table.turn_dist import TurnPoints, turn_distribution, turn_distributions
+from ..table.turn_eval import TurnPlay
 from ..words import number_word
 from ..work import Progress
+from ..solver import solve
+from ..table.objectives import expected_rows
+from ..table.position import check_score
+from ..rules.bank import BankRules
+from ..solver.grid import ScoreGrid
+from ..table.objectives import expected_rows, race_rows
+from ..solver.objectives import race_turns
+from ..solver.turns import counted
+from ..solver.budget import estimate
+from ..work import working
+from ..rules import BankRules
 
 if TYPE_CHECKING:
     from ..solver import SolveResult
@@ -62,16 +75,13 @@ def turn_points(result: "SolveResult", position: Position) -> TurnPoints:
         raise PositionError("`offer`: give the position after the choice (a take-over is not a turn start)")
     position = replace(position, dice=position.hand(rules)).validate(rules)
     position = position.as_last_turn()
-    block, r = result.spot(position)
+    block, r = spot(result, position)
     t = position.turn // UNIT
     return turn_distribution(block, r, position.me // UNIT, t, position.hand(rules))
 
 
 def expected_points(rules: Rules, position: Position) -> TurnPoints:
     """The same distribution under the `expected` policy (the most points of one turn alone, `expected_rows`)."""
-    from ..solver import solve
-    from ..solver.objectives import expected_rows
-
     position = replace(position, dice=position.hand(rules)).validate(rules)
     opened = int(position.me > 0 or not rules.opening)
     block = expected_rows(rules, solve(rules, "expected").values)
@@ -148,12 +158,6 @@ def _moves(block: TurnRows, rows: np.ndarray, scores: np.ndarray, rules: Rules,
 def race_length(rules: Rules, score: int = 0, tail: float = TAIL, policy: str = "race") -> TurnCount:
     """Turns one player alone needs from `score` (points) to the goal with the `race` policy (module docstring),
     or with the `expected` one (`policy`: the most points of each turn, `expected_rows`; kcddice's model)."""
-    from ..position import check_score
-    from ..rules.bank import BankRules
-    from ..solver import solve
-    from ..solver.grid import ScoreGrid
-    from ..solver.objectives import expected_rows, race_rows, race_turns
-
     check_score(rules, score, "me")
     grid = ScoreGrid.of(rules)
     scores = grid.scores.astype(np.int64)
@@ -225,11 +229,9 @@ def game_length(result: "SolveResult", me: int = 0, opp: int | Sequence[int] = 0
     (the next player moves), a bank that reaches the goal or an instant win
     ends the game. Each tuple's turn outcome comes from one forward pass over
     every tuple at once (`turn_distributions`; two players: the `PolicyTable`,
-    more: the n-player table, `seats_of`). `progress` is told the fraction done: the passes, then the chain.
+    more too). `progress` is told the fraction done: the passes, then the chain.
     """
     update = progress or (lambda fraction: None)
-    from ..solver.turns import counted
-
     rules = result.rules
     n = result.players
     opps = (opp,) if isinstance(opp, int) else tuple(opp)
@@ -245,14 +247,8 @@ def game_length(result: "SolveResult", me: int = 0, opp: int | Sequence[int] = 0
     s, goal = len(scores), rules.goal // UNIT
     states = np.arange(s ** n)
     ind = np.unravel_index(states, (s,) * n)  # the mover's, then the opponents' in playing order
-    if n == 2:
-        block: TurnRows = result.policy
-        rows = locate_rows(result.policy, scores[ind[0]], scores[ind[1]])
-    else:
-        from ..policies.seats_table import seats_of
-
-        block = seats_of(result)
-        rows = states  # the n-player table's rows are the tuples' ravelled indices
+    block: TurnRows = policy_of(result)
+    rows = locate_rows(policy_of(result), *(scores[i] for i in ind))
     index = np.full(goal + 1, -1, dtype=np.int64)
     index[scores] = np.arange(s)
     k, new, prob = _moves(block, rows, scores[ind[0]], rules, lambda f: update(0.9 * f))
@@ -311,8 +307,6 @@ def dist_report(rules: Rules, position: Position, objective: str = "win", turns:
     turns of a race alone from `position.me` and of a game from (me, opp), or from me against `position.others`
     (a game of their number plus one; `game_pairs`: the most score tuples for which the game is computed;
     None: always)."""
-    from ..solver import solve
-
     notes: list[str] = []
     players = 2 if position.others is None else len(position.others) + 1
     if players > GAME_PLAYERS:
@@ -331,9 +325,6 @@ def dist_report(rules: Rules, position: Position, objective: str = "win", turns:
         notes.append(f"Turns that pass the horizon are left out: {points.truncated:.1e} of the chance.")
     counts: list[TurnCount] = []
     if turns:
-        from ..solver.budget import estimate
-        from ..work import working
-
         result = solve(rules, "win", players=players)
         counts.append(race_length(rules, position.me))
         tuples = len(result.grid.scores) ** players
@@ -359,8 +350,6 @@ def dist_report(rules: Rules, position: Position, objective: str = "win", turns:
 def check_chain_rules(rules: Rules) -> None:
     """Raise unless the game of `rules` is a chain over score pairs for two players: no last round, take-over
     or counted scoreless turns (before any solve)."""
-    from ..solver.turns import counted
-
     if rules.last_round or counted(rules) or rules.take_over:
         raise CinqmilleError(f"the game as a chain over score pairs needs two players without last_round, take_over "
                              f"or a counted zero_turns; '{rules.name}' has one of them")
@@ -408,7 +397,7 @@ _PAIR_TURNS: "weakref.WeakKeyDictionary[Any, PairTurns]" = weakref.WeakKeyDictio
 
 def optimal_turns(result: "SolveResult") -> PairTurns:
     """The solved policy's turns from every score pair (cached on the result's policy table)."""
-    policy = result.policy
+    policy = policy_of(result)
     found = _PAIR_TURNS.get(policy)
     if found is None:
         scores = policy.scores
@@ -440,8 +429,6 @@ class GameChain:
 
     @classmethod
     def of(cls, rules: Rules, scores: np.ndarray, turns: tuple[PairTurns, ...]) -> "GameChain":
-        from ..rules import BankRules
-
         goal = rules.goal // UNIT
         index = np.full(goal + 1, -1, dtype=np.int64)
         index[scores] = np.arange(len(scores))
@@ -494,7 +481,7 @@ def duel(result: "SolveResult", first: PairTurns, second: PairTurns) -> tuple[fl
     rules = result.rules
     if any(rules.starts(2)):
         raise CinqmilleError("the evaluation starts the game at 0 to 0; this ruleset gives starting scores")
-    policy = result.policy
+    policy = policy_of(result)
     v = GameChain.of(rules, policy.scores, (first, second)).win_chances()
     zero = int(policy.index[0])
     return float(v[0, zero, zero]), float(1.0 - v[1, zero, zero])

@@ -1,7 +1,7 @@
 """Two policies against each other, exactly: `cinqmille match A B`.
 
 Each policy's whole turns from every score pair are one `distribution.PairTurns`
-(the forward pass of the turn, `solver.policy.turn_distributions`, over a block
+(the forward pass of the turn, `table.turn_dist.turn_distributions`, over a block
 of its decisions): the optimal player's from the solved policy table
 (`distribution.optimal_turns`), a strategy card's from its rows
 (`card.card_turns`; ``threshold:T`` is the simulator's policy), and every
@@ -25,15 +25,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..table.policy import policy_of
 from ..errors import CinqmilleError
-from .. import players
-from ..players import SYNONYMS
+from ..app import players
+from ..app.players import SYNONYMS
 from ..rules import Rules
 from ..rules.bank import UNIT
 from ..simulation.model import roll_model
 from ..simulation.vecpolicies import VecPolicy, has_vector_form, vector_policy
-from .card import CARD, card_turns, parse_card
+from ..policies.card import CARD, parse_card
+from .card import card_turns
 from .distribution import PairTurns, check_chain, check_chain_rules, duel, optimal_turns, pair_turns
+from ..solver import solve
 
 if TYPE_CHECKING:
     from ..solver import SolveResult
@@ -43,7 +46,7 @@ METHOD = ("exact: each policy's turns from every score pair by a forward pass ov
 
 
 class VecPlay:
-    """A vectorised policy (`simulation.vecpolicies`) as a block of rows (a `solver.policy.TurnPlay`): row `i`
+    """A vectorised policy (`simulation.vecpolicies`) as a block of rows (a `table.turn_eval.TurnPlay`): row `i`
     is the mover at ``scores[i]``; its move and its keep in each roll class are the vector form's answers.
 
     For policies that read the mover's score only (every heuristic and `expected`): the opponent's score is
@@ -108,7 +111,7 @@ def policy_turns(result: "SolveResult", spec: str) -> PairTurns:
     if name == CARD:
         return card_turns(result, parse_card(spec.partition(":")[2] or None, rules))
     vec = vector_policy(spec, rules)
-    policy = result.policy
+    policy = policy_of(result)
     scores = policy.scores
     s = len(scores)
     block = VecPlay(rules, vec, scores, policy.mover_caps[:s])
@@ -163,8 +166,6 @@ def match_turns(result: "SolveResult", a: str, b: str) -> Match:
 
 def match(rules: Rules, a: str, b: str) -> Match:
     """The exact chances of policy `a` against policy `b` under `rules` (solving it first if it is not cached)."""
-    from ..solver import solve
-
     check_chain_rules(rules)
     for spec, label in ((a, "A"), (b, "B")):
         check_policy(spec, rules, label)

@@ -21,6 +21,10 @@ from ..rules import Rules, load_rules, to_dict
 from ..solver.budget import MAX_STATES
 from ..solver.cache import solver_version
 from .compare import PLUS_MINUS, CompareConfig, RulesetComparison, agreement, table_rows
+from ..solver.api import solve
+from ..fair import fair_start
+from ..rules import PRESET_NAMES
+import datetime
 
 COMMAND = "cinqmille compare --markdown docs/variants.md --plots docs/figures --jobs 2"
 RECORD = "three-players.json"
@@ -250,8 +254,6 @@ def one_player_section(rows: Sequence[RulesetComparison], rulesets: Sequence[str
     `rulesets` are the compared rulesets (presets, files or values), found by name; a row whose
     ruleset is not among them is read as a preset.
     """
-    from ..solver.api import solve
-
     out = ["## One player's turn and race, side by side", "",
            "Solved exactly for each ruleset (`cinqmille solve --objective expected|race`): the mean points a "
            "turn banks when it maximises them (a bust banks 0), for a player who has opened and for one who "
@@ -301,8 +303,6 @@ CARD_COMMAND = "python -m cinqmille.research.page card docs/variants.md"
 
 def card_section(reports: Sequence[Any]) -> list[str]:
     """The strategy card of each ruleset (`research.card.CardSearch`) and its exact cost, as a Markdown section."""
-    import datetime
-
     if not reports:
         return []
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -382,9 +382,6 @@ def players_section(rows: Sequence[Any], measured: str = "") -> list[str]:
 
 def fair_presets() -> list[Any]:
     """The fair head start of every preset, two players (each preset solved, from the cache when it is there)."""
-    from ..fair import fair_start
-    from ..rules import PRESET_NAMES
-
     return [fair_start(name) for name in PRESET_NAMES]
 
 

@@ -19,6 +19,7 @@ from ..errors import CinqmilleError
 from ..rules import Rules, load_rules, rules_from_dict, to_dict
 from ..solver.budget import TooLarge, check_budget
 from ..solver.n_player import MAX_PLAYERS
+from ..solver.api import solve
 
 #: The goals of the side-by-side table (small enough for four exact players on this machine).
 GOALS: tuple[int, ...] = (1000, 1500, 2000)
@@ -53,8 +54,6 @@ def at_goal(preset: str, goal: int) -> Rules:
 
 def seat_chances(rules: Rules, players: int) -> SeatChances:
     """Solve `rules` for `players` (from the cache when it is there), or say why not (beyond the budget)."""
-    from ..solver.api import solve
-
     try:
         check_budget(rules, "win", players=players)
     except TooLarge as exc:

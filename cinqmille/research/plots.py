@@ -23,12 +23,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import CinqmilleError
-from ..policies.optimal import optimal_table
+from ..table.load import policy_table
 from ..rules import Rules
 from ..rules.bank import UNIT, BankRules
 from ..solver import solve
-from ..solver.locate import locate_rows
-from ..solver.policy import PolicyTable
+from ..table.locate import locate_rows
+from ..table.policy import PolicyTable
+from ..files import atomic_write
+from ..solver.grid import ScoreGrid
+from ..files import check_folder, check_target
+from ..table.turn_eval import bust_odds
+from .card import card_moves
+from .ablate import quantile
+import textwrap
 
 if TYPE_CHECKING:
     from .ablate import Ablation
@@ -47,10 +54,10 @@ CAPPED_COLOUR = "#c0392b"
 def _pyplot() -> ModuleType:
     """`matplotlib.pyplot` on the Agg backend, or a one-line error when matplotlib (the `plot` extra) is missing."""
     try:
-        import matplotlib
+        import matplotlib  # lazy: optional dependency (extra 'plot')
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # lazy: optional dependency (extra 'plot')
     except ImportError:
         raise CinqmilleError("plots need matplotlib: pip install 'cinqmille[plot]'") from None
     return plt
@@ -66,8 +73,6 @@ def save_figure(fig: Figure, path: Path, **options: Any) -> Path:
     anything is written; a full disk is one line (`CinqmilleError`) and leaves
     nothing behind.
     """
-    from ..files import atomic_write
-
     plt = _pyplot()
     path = Path(path)
     fmt = path.suffix.lower().lstrip(".") or "png"
@@ -104,10 +109,10 @@ def plot_bank_regions(rules: Rules, path: Path, situations: Sequence[tuple[int, 
                       max_points: int = 2000) -> Path:
     """Bank or roll by turn points (x) and dice in hand (y), for a few (my score, opponent's score)."""
     plt = _pyplot()
-    from matplotlib.colors import ListedColormap
-    from matplotlib.patches import Patch
+    from matplotlib.colors import ListedColormap  # lazy: optional dependency (extra 'plot')
+    from matplotlib.patches import Patch  # lazy: optional dependency (extra 'plot')
 
-    table = optimal_table(rules)
+    table = policy_table(rules, 2)
     sits = _situations(rules, situations)
     cols = 2
     rows_n = (len(sits) + 1) // 2
@@ -151,7 +156,7 @@ def smallest_bank(table: PolicyTable, m: int) -> tuple[np.ndarray, np.ndarray]:
 def plot_bank_heatmap(rules: Rules, path: Path) -> Path:
     """Heat maps of the smallest turn total the optimal player banks, per number of dice in hand."""
     plt = _pyplot()
-    table = optimal_table(rules)
+    table = policy_table(rules, 2)
     d = rules.dice
     cols = 3
     rows_n = (d + cols - 1) // cols
@@ -161,8 +166,8 @@ def plot_bank_heatmap(rules: Rules, path: Path) -> Path:
     ext = (sc.min() - UNIT / 2, sc.max() + UNIT / 2, sc.min() - UNIT / 2, sc.max() + UNIT / 2)
     vmax = 2000
     image = None
-    from matplotlib.colors import ListedColormap
-    from matplotlib.patches import Patch
+    from matplotlib.colors import ListedColormap  # lazy: optional dependency (extra 'plot')
+    from matplotlib.patches import Patch  # lazy: optional dependency (extra 'plot')
 
     cmap = plt.get_cmap("viridis").copy()
     cmap.set_bad(NEVER_COLOUR)  # never banks (NaN)
@@ -197,8 +202,6 @@ def plot_win_chance(rules: Rules, path: Path, opponents: Sequence[int] | None = 
     plt = _pyplot()
     result = solve(rules, "win")
     w = result.tables[0]  # seat 0 (who opens each round) under last_round
-    from ..solver.grid import ScoreGrid
-
     grid = ScoreGrid.of(rules)
     scores = grid.scores
     g = rules.goal
@@ -289,8 +292,6 @@ def plot_presets(rows: Sequence[RulesetComparison], path: Path, three: dict[str,
 
 def check_plot_target(path: Path) -> None:
     """Refuse a figure file before any work: matplotlib missing, a format it does not write, a target in the way."""
-    from ..files import check_folder, check_target
-
     _pyplot()
     if Path(path).suffix.lower() not in FORMATS:
         raise CinqmilleError(f"{path}: a figure is written as .png, .svg or .pdf")
@@ -330,12 +331,7 @@ def plot_distribution(report: DistReport, path: Path) -> None:
 def plot_card(report: CardSearch, path: Path) -> None:
     """Draw a strategy card (`research.card.CardSearch`) on one printable page (A4), atomically: the rule in
     words, its cost against the optimal player, the bust odds, and the card's bank-or-roll picture."""
-    import textwrap
-
-    from matplotlib.colors import ListedColormap
-
-    from ..solver.turn_eval import bust_odds
-    from .card import card_moves
+    from matplotlib.colors import ListedColormap  # lazy: optional dependency (extra 'plot')
 
     plt = _pyplot()
     rules, card = report.rules, report.card
@@ -383,8 +379,6 @@ def plot_card(report: CardSearch, path: Path) -> None:
 def plot_ablation(ablation: "Ablation", path: Path) -> None:
     """Draw an ablation (`research.ablate.Ablation`), atomically: the first player's edge change of each change
     from the base, and the game's length (mean, the 10% to 90% quantiles) of each ruleset."""
-    from .ablate import quantile
-
     plt = _pyplot()
     rows = ablation.rows
     labels = [r.label for r in rows]

@@ -27,6 +27,14 @@ from ..dice import odds
 from ..files import atomic_write
 from ..rules import Rules, load_rules
 from ..solver.api import solve
+from ..fair import fair_start as fairest
+from ..table.position import Position
+from .distribution import expected_points
+from .distribution import race_length
+from .match import match
+from ..errors import CinqmilleError
+from ..rules import rules_from_dict
+import numpy as np
 
 COMMAND = "python -m cinqmille.research.published docs/published.md"
 #: Where the rules files of games that are not presets live (the repository's docs/published/).
@@ -45,8 +53,6 @@ class Measured:
 def fair_start(rules: Rules) -> tuple[int, float]:
     """The head start of the second player (`fair.fair_start`: the start that brings the chances closest to
     even) and the first player's chance then."""
-    from ..fair import fair_start as fairest
-
     found = fairest(rules)
     return found.start[1], found.win_after[0]
 
@@ -71,9 +77,6 @@ def _expected(rules: Rules) -> Measured:
 
 
 def _expected_capped(rules: Rules) -> Measured:
-    from ..position import Position
-    from .distribution import expected_points
-
     e = _expected(rules)
     turn = expected_points(rules, Position(0, 0))
     capped = sum(min(x, rules.goal) * p for x, p in turn.points.items()) + rules.goal * turn.win
@@ -85,10 +88,6 @@ def _expected_capped(rules: Rules) -> Measured:
 
 
 def _race(rules: Rules) -> Measured:
-    import numpy as np
-
-    from .distribution import race_length
-
     points = race_length(rules, policy="expected")
     fewest = solve(rules, "race").race_turns()
     cum = np.cumsum(points.chances)
@@ -111,8 +110,6 @@ def _bust(rules: Rules) -> Measured:
 
 
 def _first_edge_points(rules: Rules) -> Measured:
-    from .match import match
-
     m = match(rules, "expected", "expected")
     edge = 100 * (m.first - (1 - m.first))
     return Measured(edge, f"{edge:.2f} points ({100 * m.first:.2f}% against {100 * (1 - m.first):.2f}%)",
@@ -123,8 +120,6 @@ def _first_edge_points(rules: Rules) -> Measured:
 
 
 def _gap_expected(rules: Rules) -> Measured:
-    from .match import match
-
     m = match(rules, "optimal", "expected")
     gap = 100 * m.edge
     return Measured(gap, f"{gap:.4f} points over the expected-score policy",
@@ -240,9 +235,6 @@ FIGURES: tuple[Figure, ...] = (
 
 def refusal(figure: Figure) -> str:
     """The rules' own refusal of the ruleset that would state `figure`'s game (`Figure.would_be`)."""
-    from ..errors import CinqmilleError
-    from ..rules import rules_from_dict
-
     if figure.would_be is None:
         raise ValueError(f"figure {figure.claim!r}: no measure and no ruleset that would state it")
     try:

@@ -30,11 +30,14 @@ from typing import Any
 
 import numpy as np
 
+from ..table.policy import policy_of
 from ..errors import CinqmilleError
 from ..rules import Rules
 from ..rules.bank import UNIT
-from ..solver.locate import locate_rows
+from ..table.locate import locate_rows
 from .distribution import TAIL, _follow, _moves
+from ..solver.api import solve
+from ..solver.turns import counted
 
 
 @dataclass(frozen=True)
@@ -71,10 +74,6 @@ def _destinations(src: np.ndarray, new: np.ndarray, rest: np.ndarray, s: int, go
 def reduction_cost(rules: Rules, players: int = 4, smaller: int = 3, tail: float = TAIL) -> ReductionCost:
     """Evaluate, seat by seat, the reduced player (the `smaller`-player table against the leading opponents)
     inside the exact game of `players` (module docstring); both games solved (from the cache when there)."""
-    from ..policies.seats_table import seats_of
-    from ..solver.api import solve
-    from ..solver.turns import counted
-
     if not 2 <= smaller < players:
         raise CinqmilleError(f"the reduced table must be smaller than the game: {smaller} and {players} players")
     if rules.last_round or counted(rules) or rules.take_over:
@@ -88,10 +87,10 @@ def reduction_cost(rules: Rules, players: int = 4, smaller: int = 3, tail: float
     index = np.full(goal + 1, -1, dtype=np.int64)
     index[scores] = np.arange(s)
     movers, rest = scores[ind[0]], states % (s ** (n - 1))
-    k, new, prob = _moves(seats_of(big), states, movers, rules)
+    k, new, prob = _moves(policy_of(big), states, movers, rules)
     full = (k, _destinations(k, new, rest, s, goal, index), prob)
     others = np.stack([scores[i] for i in ind[1:]], axis=1)
-    table: Any = small.policy if smaller == 2 else seats_of(small)
+    table: Any = policy_of(small)
     small_rows = locate_rows(table, movers, *others.T)  # (the reduction to the `smaller - 1` who threaten most)
     # one pass per distinct row of the smaller table, spread back over the tuples that read it
     unique, back = np.unique(small_rows, return_inverse=True)

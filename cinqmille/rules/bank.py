@@ -13,19 +13,42 @@ round) is `EndRules` (`cinqmille.rules.end`), which a `BankRules` holds.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
-from .end import UNIT, EndRules
-
-if TYPE_CHECKING:
-    from .model import Rules
+from .end import UNIT, EndKeys, EndRules
 
 #: Kinds of a bank: the turn is scored, void (a final-stretch player stopped short), a fault (rule of 50).
 SCORED, VOID, FAULT = 0, 1, 2
 BankKind = Literal["scored", "void", "fault"]
 KINDS: tuple[BankKind, BankKind, BankKind] = ("scored", "void", "fault")
 
-__all__ = ["FAULT", "KINDS", "SCORED", "UNIT", "VOID", "BankKind", "BankRules"]
+__all__ = ["FAULT", "KINDS", "SCORED", "UNIT", "VOID", "BankKeys", "BankKind", "BankRules"]
+
+
+class BankKeys(EndKeys, Protocol):
+    """The keys of a ruleset (a `Rules`) that `BankRules.of` reads (the rules of a bank read the rule book's
+    values, not its module, which holds a `BankRules`: `Rules.banking`)."""
+
+    @property
+    def dice(self) -> int: ...
+
+    @property
+    def opening(self) -> int: ...
+
+    @property
+    def min_bank(self) -> int: ...
+
+    @property
+    def final_stretch(self) -> Any: ...  # `FinalStretch` (start, cap) or None
+
+    @property
+    def zero_turns(self) -> Any: ...  # `ZeroTurns` (count, to) or None
+
+    @property
+    def can_bank_after_full_hand(self) -> bool: ...
+
+    @property
+    def rule_of_50(self) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +67,7 @@ class BankRules:
     rule_of_50: bool
 
     @classmethod
-    def of(cls, rules: Rules, unit: int = UNIT) -> "BankRules":
+    def of(cls, rules: BankKeys, unit: int = UNIT) -> "BankRules":
         """The banking rules of `rules` counted in `unit` points (1 for real points)."""
         fs, zero = rules.final_stretch, rules.zero_turns
         falls = zero is not None and isinstance(zero.to, int)  # a fall by points leaves an opened player anywhere

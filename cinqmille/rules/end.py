@@ -18,16 +18,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .model import Rules
+from typing import Any, Protocol
 
 #: Points per unit of the solver and the simulator: every score is a multiple of 50, so one unit is one step.
 UNIT = 50
 #: The seat of a two-player last turn read against a target (a `Position` with `target`): the second seat's
 #: (seat 1), since only the first player's reaching the goal is answered by a last turn (`EndRules.last_turns`).
 LAST_TURN_SEAT = 1
+
+
+class EndKeys(Protocol):
+    """The keys of a ruleset (a `Rules`) that `EndRules.of` reads: the end rules read the rule book's values, not
+    its module."""
+
+    @property
+    def goal(self) -> int: ...
+
+    @property
+    def end(self) -> str: ...
+
+    @property
+    def last_round(self) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +51,7 @@ class EndRules:
     last_round: bool
 
     @classmethod
-    def of(cls, rules: Rules, unit: int = UNIT) -> "EndRules":
+    def of(cls, rules: EndKeys, unit: int = UNIT) -> "EndRules":
         """The end rules of `rules` counted in `unit` points (1 for real points)."""
         return cls(unit, rules.goal // unit, rules.end == "exact", rules.last_round)
 

@@ -511,7 +511,7 @@ def content_key(rules: Rules) -> str:
     """A hash of everything that changes play (not the name or description)."""
     data = to_dict(rules)
     # the starting scores select the state a game starts from; they change no solved table (the chances at a start
-    # below the opening are computed beside the table, `solver.starts`), so rulesets that differ only there share it
+    # below the opening are computed beside the table, `solver.result`), so rulesets that differ only there share it
     del data["name"], data["description"], data["start"]
     for key, off in _FAMILY_OFF.items():
         if data[key] == off:

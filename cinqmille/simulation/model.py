@@ -17,7 +17,7 @@ import numpy as np
 
 from ..rules import Rules
 from ..rules.bank import SCORED, BankRules  # noqa: F401 (re-exported)
-from ..solver.kernel import KeepGraph, build_keep_graph
+from ..solver.keeps import KeepGraph, build_keep_graph
 
 
 @dataclass(frozen=True, eq=False, slots=True)

@@ -13,7 +13,7 @@ n-player solve within the budget) or ``referee``
 that applies.
 
 Three players or more: `optimal` (the engine policy and its vector form) reads the policy table of the
-most players that fits the budget (`api.table_players`, `cinqmille.policies.tables`: exact up to four
+most players that fits the budget (`api.table_players`, `cinqmille.table.load`: exact up to four
 players at small goals, three under `standard`; against the opponents who threaten most beyond it),
 built complete once by `prepare` and cached, so that every batch process reads the same table.
 """
@@ -35,8 +35,15 @@ from ..policies import parse_policy
 from ..rules import Rules, content_key
 from ..solver import cache, relaxations
 from ..solver.grid import ScoreGrid
-from ..solver.locate import Layout, row_reader
+from ..table.locate import Layout, row_reader
 from .stats import BatchStats, std_error, wilson
+from .vecpolicies import has_vector_form
+from .vecpolicies import vector_policy
+from ..table.load import policy_table
+from .referee_path import play_batch_referee
+from .vectorised import play_batch
+from ..policies.expected import expected_table
+from ..solver.api import table_players
 
 if TYPE_CHECKING:
     from .vecpolicies import VecPolicy
@@ -111,8 +118,6 @@ class BatchTask:
 
 def vectorisable(rules: Rules, players: Sequence[str]) -> str | None:
     """Why the vectorised engine cannot play this simulation, or None when it can."""
-    from .vecpolicies import has_vector_form
-
     names = {p.strip().partition(":")[0] for p in players}
     if len(players) > 2 and "optimal" in names and table_seats(rules, len(players)) == 2:
         return "no solve of three players or more fits the budget (optimal plays the two-player table on the referee)"
@@ -176,8 +181,6 @@ _VEC_MEMO: dict[tuple[str, tuple[str, ...], str], tuple[VecPolicy, ...]] = {}
 
 
 def _vector_policies(rules: Rules, players: tuple[str, ...], where: str) -> tuple[VecPolicy, ...]:
-    from .vecpolicies import vector_policy
-
     key = (content_key(rules), players, where)
     if key not in _VEC_MEMO:
         if len(_VEC_MEMO) >= 4:
@@ -197,9 +200,7 @@ def vector_players(rules: Rules, players: tuple[str, ...], where: str = "") -> t
     if len(pols) > 2 and "optimal" in players:
         seats = table_seats(rules, len(pols))
         if seats > 2:
-            from ..policies.tables import seats_table
-
-            return pols, row_reader(seats_table(rules, seats, complete=True))
+            return pols, row_reader(policy_table(rules, seats, complete=True))
         return pols, row_reader(Layout.of(ScoreGrid.of(rules), 2))
     return pols, None
 
@@ -208,12 +209,8 @@ def run_batch(task: BatchTask) -> BatchStats:
     """Play one batch (in a worker or here)."""
     with _cache_env(task.cache_dir):
         if task.engine == "vectorised":
-            from .vectorised import play_batch
-
             pols, row_of = vector_players(task.rules, task.players, task.cache_dir)
             return play_batch(task.rules, pols, task.games, np.random.default_rng(task.seed), row_of)
-        from .referee_path import play_batch_referee
-
         return play_batch_referee(task.rules, task.players, task.games, task.seed)
 
 
@@ -221,28 +218,20 @@ def prepare(rules: Rules, players: Sequence[str]) -> None:
     """Solve and build the tables the policies need, once, before the workers start."""
     names = {p.strip().partition(":")[0] for p in players}
     if "optimal" in names:
-        from ..policies.optimal import optimal_table
-
         seats = table_seats(rules, len(players))
         if seats > 2:
-            from ..policies.tables import policy_table
-
             policy_table(rules, seats, complete=True)  # the n-player table, complete and cached for the workers
             if rules.last_round:
-                optimal_table(rules)  # the last turns of a last round
+                policy_table(rules, 2)  # the last turns of a last round
         else:
-            optimal_table(rules)
+            policy_table(rules, 2)
     if "expected" in names:
-        from ..policies.expected import expected_table
-
         expected_table(rules)
 
 
 def table_seats(rules: Rules, players: int) -> int:
     """The players of the table `optimal` reads in a game of `players` (`api.table_players`; 2: the two-player
     table against the leading opponent)."""
-    from ..solver.api import table_players
-
     return table_players(rules, players)
 
 
@@ -253,8 +242,8 @@ def run_tasks(tasks: Sequence[_Task], func: Callable[[_Task], _Out], jobs: int =
     out: list[_Out] = []
     if backend == "dask":
         try:
-            import joblib
-            from distributed import Client
+            import joblib  # lazy: start-up time (joblib only for batches in parallel)
+            from distributed import Client  # lazy: optional dependency (extra 'dask')
         except ImportError:
             raise CinqmilleError("the dask backend needs the optional extra: pip install 'cinqmille[dask]'") from None
         if not scheduler:
@@ -274,7 +263,7 @@ def run_tasks(tasks: Sequence[_Task], func: Callable[[_Task], _Out], jobs: int =
             if progress is not None:
                 progress((i + 1) / n)
         return out
-    import joblib
+    import joblib  # lazy: start-up time (joblib only for batches in parallel)
 
     results = joblib.Parallel(n_jobs=jobs, return_as="generator")(joblib.delayed(func)(t) for t in tasks)
     for i, r in enumerate(results):

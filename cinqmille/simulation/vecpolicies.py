@@ -9,9 +9,9 @@ points `t` in units of 50, dice in hand `m`) and answers two questions:
     bank (True) or roll, asked after every keep that neither won nor overshot.
     The answer must be False where banking is not allowed.
 
-`card` asks a strategy card's rows (`research.card.CardRows`, two players);
+`card` asks a strategy card's rows (`policies.card.CardRows`, two players);
 `optimal` asks the policy table (`PolicyTable`; with three players or more the
-n-player table, `SeatsTable`, at the row the loop gives as `pid`); `threshold`, `cautious` and `expected`
+n-player table, at the row the loop gives as `pid`); `threshold`, `cautious` and `expected`
 apply the rules of `cinqmille.policies` (the same guards: never bank a turn
 that scores nothing, always bank a turn that wins). `vector_policy(spec, rules)`
 parses a policy name; `random` has no vectorised form (the referee plays it).
@@ -26,15 +26,16 @@ import numpy as np
 from ..errors import CinqmilleError
 from ..policies import parse_policy
 from ..policies.heuristics import CautiousPolicy, ThresholdPolicy, guarded_bank
-from ..policies.optimal import optimal_table
-from ..policies.seats_table import SeatsTable
-from ..policies.tables import policy_table
+from ..table.load import policy_table
 from ..solver.api import table_players
 from ..rules import Rules
 from ..rules.bank import UNIT, BankRules
-from ..solver.policy import PolicyTable
-from ..solver.rows import TurnRows
+from ..table.policy import PolicyTable
+from ..table.rows import TurnRows
 from .model import RollModel, roll_model
+from ..policies.expected import expected_table
+from ..policies.card import CardRows, parse_card
+from ..solver.grid import ScoreGrid
 
 
 class VecPolicy(Protocol):
@@ -48,7 +49,7 @@ class VecPolicy(Protocol):
 
 
 class OptimalVec:
-    """`optimal`: the policy table's decisions (`cinqmille.solver.policy`) for arrays of games.
+    """`optimal`: the policy table's decisions (`cinqmille.table.policy`) for arrays of games.
 
     The keep of a roll class is the one the solve took there (`TurnRows.keep`),
     as the engine policy and the advice read it. Besides the two questions of
@@ -58,15 +59,15 @@ class OptimalVec:
 
     name = "optimal"
 
-    def __init__(self, rules: Rules, table: PolicyTable | SeatsTable | None = None):
+    def __init__(self, rules: Rules, table: PolicyTable | None = None):
         self.rules = rules
-        self.table: PolicyTable | SeatsTable = (table if table is not None else optimal_table(rules)).complete()
+        self.table: PolicyTable = (table if table is not None else policy_table(rules, 2)).complete()
         self.model = roll_model(rules)
 
     def _where(self, pid: np.ndarray, a: np.ndarray, target: np.ndarray | None) -> tuple[TurnRows, np.ndarray]:
         if target is None:
             return self.table, pid
-        if not isinstance(self.table, PolicyTable):
+        if self.table.players != 2:
             raise CinqmilleError("the n-player table has no last turns")
         return self.table.last_turns(a, target)
 
@@ -159,8 +160,6 @@ class ExpectedVec(_GuardedVec):
 
     def __init__(self, rules: Rules):
         super().__init__(rules)
-        from ..policies.expected import expected_table
-
         self.e = expected_table(rules)  # (2, top+1, D) points
         self.top = self.e.shape[1] - 1
         self.flat = self.e.reshape(-1)
@@ -190,13 +189,10 @@ class ExpectedVec(_GuardedVec):
 
 
 class CardVec:
-    """`card[:ARG]`: a strategy card's decisions (`research.card.CardRows`, the block its exact evaluation reads)
+    """`card[:ARG]`: a strategy card's decisions (`policies.card.CardRows`, the block its exact evaluation reads)
     for arrays of games of two players; the opponent's score is read from the pair row `pid` (`pair_rows`)."""
 
     def __init__(self, rules: Rules, spec: str):
-        from ..research.card import CardRows, parse_card
-        from ..solver.grid import ScoreGrid
-
         self.rules = rules
         card = parse_card(spec.strip().partition(":")[2] or None, rules)
         self.name = card.name

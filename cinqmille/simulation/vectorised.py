@@ -28,7 +28,7 @@ import numpy as np
 from ..rules import Rules
 from ..rules.bank import SCORED
 from ..solver.grid import ScoreGrid
-from ..solver.locate import Layout, row_reader
+from ..table.locate import Layout, row_reader
 from .model import roll_model
 from .stats import BatchStats
 from .vecpolicies import VecPolicy

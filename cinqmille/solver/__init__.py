@@ -2,10 +2,10 @@
 
 from .api import OBJECTIVES, compute, load, save, solve
 from .cache import CorruptTable, cache_dir, solver_version
-from .result import Option, SolveResult, parse_faces
+from .result import SolveResult, parse_faces
 from .two_player import relaxations
 
 __all__ = [
-    "OBJECTIVES", "CorruptTable", "Option", "SolveResult", "cache_dir", "compute",
+    "OBJECTIVES", "CorruptTable", "SolveResult", "cache_dir", "compute",
     "load", "parse_faces", "relaxations", "save", "solve", "solver_version",
 ]

@@ -20,6 +20,7 @@ from .grid import ScoreGrid
 from .kernel import TurnKernel
 from .n_player import MAX_PLAYERS, chase_note, level_sums, relaxations_n, solve_players
 from .rounds import rounds_solved, solve_rounds
+from .passes import sample_problem
 from .objectives import EXPECTED_SPAN, average_counters, average_turn, expected_turn, race_turns
 from .result import Objective, SolveResult
 from .turns import table_kinds
@@ -265,7 +266,7 @@ def load_cached(rules: Rules, objective: Objective = "win", players: int = 2) ->
             raise cache.CorruptTable(f"its metadata names the objective {result.objective!r} for "
                                      f"{result.players} players")
         if not cache.vouched(path, found[1]):  # sampled once per file (`cache.vouch`)
-            why = result.sample_problem()  # a forgery with a valid checksum: plausible values, not the solution
+            why = sample_problem(result)  # a forgery with a valid checksum: plausible values, not the solution
             if why:
                 raise cache.CorruptTable(why)
             cache.vouch(path, found[1])

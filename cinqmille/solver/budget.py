@@ -28,6 +28,7 @@ from .kernel import StartBanks, TurnKernel
 from .last_turn import SPAN
 from .objectives import EXPECTED_SPAN
 from .turns import table_kinds
+from ..parsing import whole
 
 #: Default limits: turn states visited, and bytes of memory held by the solver's arrays.
 MAX_STATES = 200_000_000
@@ -73,8 +74,6 @@ class Limits:
                  default_states: int = MAX_STATES) -> "Limits":
         """Limits from explicit values, else `CINQMILLE_MAX_STATES` / `CINQMILLE_MAX_MEMORY`, else the defaults
         (`default_states`: `SOLVE_STATES` for `cinqmille solve`)."""
-        from ..parsing import whole
-
         if states is None and os.environ.get("CINQMILLE_MAX_STATES"):
             states = whole(os.environ["CINQMILLE_MAX_STATES"], "CINQMILLE_MAX_STATES", low=1)
         if memory_gib is None and os.environ.get("CINQMILLE_MAX_MEMORY"):

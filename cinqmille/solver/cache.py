@@ -135,7 +135,7 @@ def prune_stale(path: Path) -> int:
     return removed
 
 
-#: The name of every table file the cache writes (`cache_path`; `policies.tables.table_path`): the ruleset's name cut
+#: The name of every table file the cache writes (`cache_path`; `table.load.table_path`): the ruleset's name cut
 #: to 40 safe characters, the kind of table, the ruleset's content key and the solver version.
 TABLE_NAME = re.compile(r"[\w-]{0,40}-[a-z0-9-]+-[0-9a-f]{20}-[0-9a-f]{16}\.npz")
 

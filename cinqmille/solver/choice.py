@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..rules import Rules
-from .kernel import KeepGraph, Prediction, build_keep_graph
+from .keeps import KeepGraph, Prediction, build_keep_graph
 
 #: Groups of rows recomputed with the kernel when a table is read back from the cache (`sample_groups`).
 SAMPLE_GROUPS = 6

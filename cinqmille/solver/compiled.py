@@ -43,6 +43,7 @@ def _array_maths_without_scipy_linalg() -> None:
         return
     sys.modules[name] = stand_in = types.ModuleType(name)
     try:
+        # lazy: under the stand-in set above
         import numba.np.arraymath  # noqa: F401
     finally:
         if sys.modules.get(name) is stand_in:

@@ -52,8 +52,8 @@ def newton_values(full_a: np.ndarray, big_b: np.ndarray, succ: np.ndarray, outsi
             total += weight[:, None] * rotate(full_a[member], j)
             weight = weight * big_b[member]
         return (total / np.where(weight < 1.0, 1.0 - weight, 1.0)[:, None])[:, : n - 1]
-    from scipy.sparse import coo_matrix, identity
-    from scipy.sparse.linalg import spsolve
+    from scipy.sparse import coo_matrix, identity  # lazy: start-up time (SciPy only where a level needs it)
+    from scipy.sparse.linalg import spsolve  # lazy: start-up time (SciPy only where a level needs it)
 
     k = n - 1
     local = np.full(len(succ), -1, dtype=np.int64)

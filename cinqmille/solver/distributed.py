@@ -99,7 +99,7 @@ def use_cluster(scheduler: Any) -> Iterator[Any]:
     """Run the solver's large passes on the Dask cluster at `scheduler` (an address such as tcp://host:8786, or a
     `distributed.Client`) while the block runs; yields the client."""
     try:
-        from distributed import Client
+        from distributed import Client  # lazy: optional dependency (extra 'dask')
     except ImportError:
         raise CinqmilleError("--scheduler needs Dask's distributed scheduler: pip install 'cinqmille[dask]'") from None
     own = not isinstance(scheduler, Client)

@@ -10,7 +10,8 @@ from numpy.typing import ArrayLike
 
 from ..rules import Rules
 from ..rules.bank import SCORED, BankRules
-from .kernel import NEG, BankTable, StartBanks
+from .kernel import BankTable, StartBanks
+from .keeps import NEG
 from .seats import passed
 
 
@@ -123,6 +124,7 @@ class ScoreGrid:
         (len(a), T, D): the new score (a bank that scores and does not win), or `BANK_BUST` (a fault or a stop
         short), `BANK_WIN`, `BANK_NONE` (not allowed) (`StartBanks`)."""
         new, (rows, cols), (wr, wc), bust, hand = self._banks(a, tmax)
+        # lazy: Numba loads when a pass first runs, not for a table read
         from .compiled import BANK_BUST, BANK_NONE, BANK_WIN
 
         code = np.full(new.shape + (self.bank.dice,), BANK_NONE, dtype=np.int64)

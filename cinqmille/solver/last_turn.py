@@ -22,7 +22,8 @@ import numpy as np
 
 from ..rules import Rules
 from .grid import ScoreGrid
-from .kernel import NEG, BankTable, TurnKernel
+from .kernel import BankTable, TurnKernel
+from .keeps import NEG
 
 #: Turn points (units of 50) covered by the tables; far enough that the chance has settled
 #: (to an instant win's, if five 1s win) well before.

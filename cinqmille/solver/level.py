@@ -97,8 +97,8 @@ def components(succ: np.ndarray, n: int) -> np.ndarray:
         smallest = np.minimum(smallest, np.where(walk >= 0, walk, rows))
     if np.array_equal(walk, rows):
         return smallest
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
+    from scipy.sparse import csr_matrix  # lazy: start-up time (SciPy only where a level needs it)
+    from scipy.sparse.csgraph import connected_components  # lazy: start-up time (SciPy only where a level needs it)
 
     p = len(succ)
     inside = succ >= 0

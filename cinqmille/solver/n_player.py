@@ -51,14 +51,14 @@ Last round and take-over
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..rules import Rules
 from .grid import ScoreGrid
 from .checkpoint import Checkpoint, LevelRecord
-from .kernel import TIE, TurnKernel
+from .kernel import TurnKernel
+from .keeps import TIE
 from .cycle import LevelTurns
 from .level import find_rows, guess_above, residual_words, solve_level
 from .settle import Settled
@@ -66,10 +66,6 @@ from .seats import pass_dice
 from .turns import counted
 from .two_player import LevelStats, Progress
 
-if TYPE_CHECKING:
-    from .kernel import BankTable, Decisions
-    from .rows import TurnRows
-    from .result import SolveResult
 
 #: Largest table size solved: players allowed by the solver.
 MAX_PLAYERS = 5
@@ -182,7 +178,7 @@ def solve_players(rules: Rules, players: int = 3, tol: float = 1e-12, progress: 
 
     `pending` and `base` extend a solved table `base` (laid out on the scores
     `base_scores`, by default the ruleset's) to the starting scores below the
-    opening (units; `solver.starts`): only the rows where a player holds one
+    opening (units; `solver.result`): only the rows where a player holds one
     are solved, the others read from `base`. With a `checkpoint` every finished
     level is kept on disk, and the levels found there are read, not solved
     (`checkpoint`). `progress` is told the fraction of turn states done.
@@ -313,89 +309,3 @@ def threatening(others: np.ndarray, keep: int = 2) -> np.ndarray:
     key = others * (n + 1) + (n - np.arange(n))[None, :]  # higher score first, then sooner
     top = np.argsort(-key, axis=1, kind="stable")[:, :keep]
     return np.asarray(np.sort(top, axis=1))
-
-
-def _seat_pass(result: "SolveResult", a: int, others: np.ndarray, seat: int = 0,
-               ) -> tuple[np.ndarray, int, np.ndarray, "BankTable", "Decisions", np.ndarray, np.ndarray]:
-    """One kernel pass with seat values for a mover of `seat` at `a` against each row of `others` (`seat_rows`):
-    (caps, layers, the bust vectors ``P V(others, a)``, the bank table, the decisions (σ), A, B of every turn
-    state). Under a last round or take-over offers the banks and caps are the solve's
-    (`rounds.Rounds.seat_inputs`)."""
-    kernel, grid = result.kernel, result.grid
-    rest = np.asarray(others, dtype=np.int64).reshape(len(others), -1)
-    if rest.shape[1] != result.players - 1:
-        raise ValueError(f"a {result.players}-player table needs {result.players - 1} opponents per row")
-    k = len(rest)
-    mover = np.full(k, a, dtype=np.int64)
-    term = None
-    if result.rounds is not None:
-        caps, bank, term, bust = result.rounds.seat_inputs(seat, mover, rest, result.tables, result.offers)
-    else:
-        caps = grid.cap(mover)
-        bust = pass_dice(grid.seat_values(result.values, np.column_stack([rest, mover])))
-        bank = grid.seat_bank_table(mover, rest, int(caps[0]) + 1, result.values)
-    n = int(caps[0]) + 2
-    moves = kernel.move_table(k, int(caps.max()))
-    _, _, ta, tb = kernel.run(mover, caps, bank, bust[:, 0].copy(), keep_table=True, moves=moves, term_bank=term)
-    return caps, n, bust, bank, moves, ta, tb
-
-
-def seat_starts(result: "SolveResult", a: int, others: np.ndarray, seat: int = 0) -> np.ndarray:
-    """Every stored seat's chance (k, n - 1), the mover first, at the turn start of a mover of `seat` at `a`
-    against each row of `others`, computed afresh by one kernel pass from the table's values (``A + B L`` per
-    seat: the check of a table read back from the cache, `SolveResult.sample_problem`)."""
-    _, _, bust, _, _, ta, tb = _seat_pass(result, a, others, seat)
-    d = result.rules.dice
-    return np.asarray(ta[:, 0, d - 1, :] + tb[:, 0, d - 1, None] * bust[:, : ta.shape[-1]])
-
-
-def last_rows(result: "SolveResult", seat: int, a: int, target: int, later: tuple[int, ...]) -> "TurnRows":
-    """The policy's row of a last turn at a table of three or more: the mover of `seat` (banked `a`, units) plays
-    against `target` with the scores `later` of the seats still to play after him (`rounds.Rounds.after_goal`;
-    the last seat's is the two-player `LastTurn`'s, `rows.last_turn_rows`)."""
-    from .rows import last_turn_rows
-
-    rounds = result.rounds
-    if rounds is None or rounds.last is None:
-        raise ValueError(f"'{result.rules.name}' has no last round")
-    if seat == result.players - 1:
-        return last_turn_rows(result.rules, rounds.last, a, target)
-    kernel = rounds.last_kernel
-    caps, bank, term, bust = rounds.last_inputs(seat, target, np.array([(a,) + tuple(later)]))
-    moves = kernel.move_table(1, int(caps.max()))
-    _, _, ta, tb = kernel.run(np.array([a]), caps, bank, bust[:, 0].copy(), keep_table=True, moves=moves,
-                              term_bank=term)
-    return _turn_rows(result.rules, kernel, caps, int(caps[0]) + 2, bust, bank, moves, ta, tb)
-
-
-def seat_rows(result: "SolveResult", a: int, others: np.ndarray, seat: int = 0) -> "TurnRows":
-    """The policy's rows of a mover of `seat` with banked `a` against each row of `others` (units, shape (k, n - 1):
-    the opponents in playing order from the mover), as one `TurnRows` block: row i is the turn against `others[i]`.
-
-    One kernel pass with seat values (`seat_bank_table`, the bust vector
-    ``P V(others, a)``) gives every turn state; the mover's values make the
-    block, so that every decision (advice, export, the engine's table) is the
-    policy table's.
-    """
-    return _turn_rows(result.rules, result.kernel, *_seat_pass(result, a, others, seat))
-
-
-def _turn_rows(rules: Rules, kernel: TurnKernel, caps: np.ndarray, n: int, bust: np.ndarray, bank: "BankTable",
-               moves: "Decisions", ta: np.ndarray, tb: np.ndarray) -> "TurnRows":
-    """The `TurnRows` block of one kernel pass with seat values (the mover's values and the pass's moves)."""
-    from .kernel import rolled
-    from .rows import TurnRows
-
-    k = len(caps)
-    l0 = bust[:, 0].copy()
-    value = ta[:, :n, :, 0] + tb[:, :n] * l0[:, None, None]
-    plain, predict = kernel.roll_tables(value, l0)
-    d = rules.dice
-    choices = () if kernel.prediction is None else tuple(int(c) * 50 for c in kernel.prediction.choices)
-    offset = np.arange(k, dtype=np.int64) * n
-    bank_v = (bank.a[:, :n, :, 0] + bank.b[:, :n] * l0[:, None, None]).reshape(-1, d)
-    return TurnRows(rules, caps, offset, l0, bank_v, rolled(plain, predict).reshape(-1, d),
-                    None if predict is None else plain[:, :, 1].reshape(-1).copy(),
-                    None if predict is None else predict.reshape(-1, predict.shape[-1]), choices, kernel.period,
-                    tie=TIE, move=moves.move[:, :n].reshape(-1, d), keep=moves.keep[:, :n].reshape(k * n, -1),
-                    told=None if predict is None else moves.told[:, :n].reshape(k * n, -1))

@@ -1,16 +1,29 @@
-"""The immutable result of a solve, and every question it answers without solving again.
+"""The immutable result of a solve, and each seat's chance from given starting scores.
 
 A `SolveResult` for the `win` objective stores the turn-start table
 ``W[a, b]``. Every other value follows from it exactly: the turns of a score
 ``a`` against a few scores ``b`` at a time are one backward pass of the kernel
-with the bust values ``L = 1 - W[b, a]`` and the bank values read from ``W``;
-no iteration is needed. Those passes fill the result's `policy`
-(`solver.policy.PolicyTable`), from which every per-state answer here is read.
+(`passes`) with the bust values ``L = 1 - W[b, a]`` and the bank values read
+from ``W``; no iteration is needed. Those passes fill the policy table, read
+above the solver (`table.policy`).
+
+Starts (`Rules.start`, RULES.md section 8): a start is a banked score per seat
+before the first turn, first seat first. A start of 0, or at or above the
+opening, is a state of the solved table: its chances are read there. A start
+below the opening is not opened (the seat still needs the opening, and the
+start adds to the bank that opens it, `BankRules.opened`): no state of the
+table leads there, so those rows are solved beside it, by the drivers' own
+levels (`two_player.solve_game` and `n_player.solve_players` with `pending`
+and `base`), and kept with the result (`extended`). The table itself does not
+depend on the starts, nor does its cache. During a game, a seat still on its
+head start is read from `at_starts`: the result with those rows, whose policy
+(and so the advice) reads them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Literal
 
@@ -18,28 +31,20 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import parsing
-from ..errors import CinqmilleError
-from ..position import Position, PositionError
+from ..errors import CinqmilleError, PositionError
 from ..rules import Rules
 from ..rules.bank import UNIT
+from ..rules.loading import start_problem
+from ..work import Progress
 from .grid import ScoreGrid
 from .kernel import TurnKernel
-from .choice import differs, ranking, sample_groups
-from .locate import locate, reduced
-from .policy import PolicyTable
-from .rows import TurnRows
-from .rounds import Rounds, rounds_solved
+from .n_player import chase_note, solve_players
+from .rounds import Rounds, rounds_solved, solve_rounds
+from .seats import every_seat
 from .turns import GameModel
+from .two_player import solve_game
 
 Objective = Literal["win", "expected", "race", "average"]
-
-
-@dataclass(frozen=True)
-class Option:
-    """One choice at a take-over offer (`SolveResult.offer_options`), with its value."""
-
-    win: float  # value of the option (probability of winning for the win objective)
-    action: str | None = None  # "start" (afresh) or "take_over"
 
 
 @dataclass(frozen=True, eq=False)
@@ -110,8 +115,6 @@ class SolveResult:
     @property
     def win(self) -> tuple[float, ...]:
         """Each seat's chance to win from the start of the game (the ruleset's `start`), first seat first."""
-        from .starts import chances
-
         return tuple(float(x) for x in chances(self, [self.rules.starts(self.players)])[0])
 
     def seat_values(self, rows: ArrayLike, seat: int = 0) -> np.ndarray:
@@ -119,7 +122,7 @@ class SolveResult:
         starts `rows` (scores in units, shape (..., n), the mover first; the mover of `seat` under a last round),
         NaN where a score cannot occur (by score positions, `ScoreGrid.seat_values`; under a last round or
         take-over offers, by score units: the rounds' tables)."""
-        self._need("win")
+        self.need("win")
         if self.rounds is not None:  # the rounds' layout: every score unit, a seat axis (`tables`, `rounds`)
             at = tuple(np.moveaxis(np.asarray(rows, dtype=np.int64), -1, 0))
             return np.array(self.tables[(seat if self.seats > 1 else 0,) + at], dtype=float)
@@ -127,164 +130,29 @@ class SolveResult:
 
     def expected_turn(self, opened: bool = True) -> float:
         """`expected` objective: the mean points of a turn played for them, from its start (a bust banks 0)."""
-        self._need("expected")
+        self.need("expected")
         return float(self.values[int(opened), 0, self.rules.dice - 1])
 
     def average_turn(self) -> float:
         """`average` objective: the most points per turn over a long game (the gain: the turn from a count of 0)."""
-        self._need("average")
+        self.need("average")
         return float(self.values[0, 0, self.rules.dice - 1])
 
     def race_turns(self, score: int = 0) -> float:
         """`race` objective: the fewest expected turns one player alone needs from `score` to the goal."""
-        self._need("race")
+        self.need("race")
         return float(self.values[score // UNIT])
 
-    @cached_property
-    def policy(self) -> PolicyTable:
-        """The policy table of this result (`solver.policy`): every turn state's values and every decision."""
-        self._need("win")
-        return PolicyTable.of(self)
-
-    def win_at_start(self, me: int, opp: int, seat: int = 0, offer: tuple[int, int] | None = None) -> float:
-        """Chance to win for the player about to start a turn, with banked `me` against `opp`.
-
-        `seat` matters under last_round (0: this player opens each round). `offer`
-        (turn points, dice) is a take-over offered by the opponent's bank.
-        """
-        self._need("win")
-        fresh = float(self.tables[self._seat(seat), me // UNIT, opp // UNIT])
-        if offer is None or not self.rules.take_over or not self.grid.opened(np.asarray(me // UNIT)):
-            return fresh
-        return max(fresh, self.take_over_value(me, opp, offer, seat))
-
-    def take_over_value(self, me: int, opp: int, offer: tuple[int, int], seat: int = 0) -> float:
-        """Chance to win when taking over `offer` = (turn points, dice): rolling those dice from those points."""
-        block, r = locate(self.policy, Position(me, opp, seat=self._seat(seat)))
-        return float(block.roll(r, offer[0] // UNIT, offer[1]))
-
-    def _seat(self, seat: int) -> int:
+    def seat_of(self, seat: int) -> int:
+        """The row kind of a two-player `seat` (0 where both seats play alike); raises for a seat the table does not
+        have."""
         if seat not in (0, 1) or seat >= self.seats:
             if self.seats == 1:
                 return 0
             raise PositionError(f"seat must be 0 (opens each round) or 1, got {seat}")
         return seat
 
-    def spot(self, position: Position) -> tuple[TurnRows, int]:
-        """(block, row) of the policy table that a position is read from (my last turn when `target` is set)."""
-        self._need("win")
-        others = getattr(position, "others", None)
-        from .starts import at_starts
-
-        started = at_starts(self, (position.me, position.opp) + tuple(others or ()))  # a head start not yet opened
-        if started is not self:
-            return started.spot(position)
-        if self.players > 2:
-            if others is None or len(others) < self.players - 1:
-                raise PositionError(f"`opp`: a {self.players}-player table needs the scores of all "
-                                    f"{self.players - 1} opponents")
-            return self.seats_spot(position.me, tuple(others), position.seat, position.target)
-        if position.target is None:
-            self._seat(position.seat)  # refuse a seat the table does not have
-        return locate(self.policy, position)
-
-    def seats_spot(self, me: int, others: tuple[int, ...], seat: int = 0,
-                   target: int | None = None) -> tuple[TurnRows, int]:
-        """(block, 0): the turn of a mover of `seat` (0 opens each round; it matters under a last round) with banked
-        `me` against `others` (points, playing order), n players; with `target`, his last turn against it (the
-        others still to play after him are the first ``n - 1 - seat`` of `others`)."""
-        from .n_player import last_rows, seat_rows
-
-        if not 0 <= seat < self.players:
-            raise PositionError(f"seat must be 0 (opens each round) to {self.players - 1}, got {seat}", field="seat")
-        seat = seat if self.seats > 1 else 0
-        if target is not None:
-            later = tuple(o // UNIT for o in others[: self.players - 1 - seat])
-            key = ("last", seat, me // UNIT, target // UNIT) + later
-        else:
-            read = reduced(self.players, me, *others)  # (a larger game: `locate.reduced`)
-            key = (seat,) + tuple(int(x) // UNIT for x in read)
-            later = ()
-        valid = set(self.grid.scores.tolist())
-        if any(k not in valid for k in (me // UNIT,) + later + (key[2:] if target is None else ())):
-            raise PositionError("a banked score that cannot occur under this ruleset")
-        cache = self.__dict__.setdefault("_seat_rows", {})
-        if key not in cache:
-            if len(cache) > 256:
-                cache.clear()
-            if target is not None:
-                cache[key] = last_rows(self, seat, me // UNIT, target // UNIT, later)
-            else:
-                cache[key] = seat_rows(self, me // UNIT, np.array([key[2:]]), seat)
-        return cache[key], 0
-
-    def offer_options(self, position: Position) -> list[Option]:
-        """At a turn start with a take-over offered: take it over (roll from it) or start afresh, best first."""
-        self._need("win")
-        position.validate(self.rules)
-        if position.offer is None:
-            raise PositionError("no take-over offer given")
-        block, r = self.spot(position)
-        t, m = position.offer[0] // UNIT, position.offer[1]
-        values = block.offer_values(r, t, m)
-        actions = ("start", "take_over")  # the tie-break order; the solve's choice first (`TurnRows.takes_over`)
-        return [Option(win=float(values[j]), action=actions[j])
-                for j in ranking(values, block.tie, int(block.takes_over(r, t, m)))]
-
-    def sample_problem(self, tol: float = 1e-9) -> str | None:
-        """Why this `win` table (read back from the cache) is not the ruleset's solution, on a deterministic
-        sample of rows (None when the sample agrees; other objectives: None).
-
-        The rows of `policy.SAMPLE_GROUPS` groups (two players: one mover against
-        `policy.GROUP` opponents; three: one mover and first opponent against
-        every second opponent) are evaluated afresh by one kernel pass from the
-        stored table (its bust and bank values); their turn starts must equal the
-        stored chances within `tol`. A forged table whose values are plausible
-        (in range, the right shape, a valid checksum) but not the fixed point of
-        the game fails here; the rows computed stay in the result's policy.
-        """
-        if self.objective != "win":
-            return None
-        # where the solve settled chasing cycles (`exact` false) its stated residual bounds how far a pass moves
-        # the values; a forged residual is shown with the table, so it cannot hide a forgery silently
-        tol = max(tol, 4 * self.residual)
-        d = self.rules.dice
-        if self.players == 2:
-            policy = self.policy
-            s = len(policy.scores)
-            for g in sample_groups(len(policy._done)):
-                rows = policy._group_rows(int(g))
-                start = policy.value(rows, np.zeros_like(rows), np.full(len(rows), d))
-                kind, ia, ib = rows // (s * s), (rows // s) % s, rows % s
-                if differs(start, self.tables[kind, policy.scores[ia], policy.scores[ib]], tol):
-                    return "its chances are not the game's solution (a sample of rows evaluated again differs)"
-            return None
-        from .n_player import seat_starts
-
-        scores = self.grid.scores.astype(np.int64)
-        s, n = len(scores), self.players
-        # every seat is checked, not only the mover's: a table whose other seats are permuted has the right mover's
-        # chances. On a chasing cycle settled by a mixed choice the pure pass gives the other seats values that
-        # differ from the settled ones (by the gap the assumptions state): at most that many rows may differ there
-        groups = sample_groups(s ** (n - 1))
-        # (a forged count cannot excuse a permuted table: at most a quarter of the rows sampled, which cycles never are)
-        chasing = min(int(self.extra.get("chasing_rows", 0)), len(groups) * s // 4) if not self.exact else 0
-        for group in groups:  # the mover and every opponent but the last, against every last
-            lead = [int(scores[i]) for i in np.unravel_index(int(group), (s,) * (n - 1))]
-            others = np.column_stack([np.full(s, x) for x in lead[1:]] + [scores])
-            start = seat_starts(self, lead[0], others)
-            stored = self.seat_values(np.column_stack([np.full((s, n - 1), lead), scores]))
-            if differs(start[:, 0], stored[:, 0], tol):
-                return "its chances are not the game's solution (a sample of rows evaluated again differs)"
-            found, want = start[:, 1:], stored[:, 1:]
-            with np.errstate(invalid="ignore"):
-                same = (found == want) | (np.isnan(found) & np.isnan(want)) | (np.abs(found - want) <= tol)
-            chasing -= int((~same).any(axis=1).sum())
-            if chasing < 0:
-                return "its other seats' chances are not the game's solution (a sample of rows evaluated again differs)"
-        return None
-
-    def _need(self, objective: str) -> None:
+    def need(self, objective: str) -> None:
         if self.objective != objective:
             raise ValueError(f"this result is for the '{self.objective}' objective, not '{objective}'")
 
@@ -304,3 +172,109 @@ def parse_faces(roll: str | tuple[int, ...] | list[int], rules: Rules) -> tuple[
     if not 1 <= len(faces) <= rules.dice:
         raise PositionError(f"a roll has 1 to {rules.dice} dice under '{rules.name}'; got {len(faces)}")
     return faces
+
+
+# -- the starts of a game (RULES.md section 8) ----------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Extended:
+    """A solved table with the rows of some pending starts added: ``values`` shaped like the result's tables."""
+
+    pending: tuple[int, ...]  # the pending starts (units) whose rows are solved
+    values: np.ndarray  # two players: W[kind, a, b]; n players: W[ia, ib, ..., j] on the grid with `pending`
+    notes: tuple[str, ...]  # what the added rows assume (chasing cycles settled), empty when exact
+    residual: float
+    offers: np.ndarray | None = None  # n players under take_over: the offers of the table with those rows
+
+
+def pending_of(result: SolveResult, scores: Sequence[int]) -> tuple[int, ...]:
+    """The starting scores (points) that are below the opening and not 0: the rows `extended` must add (units)."""
+    low = result.grid.low
+    return tuple(sorted({s // UNIT for s in scores if 0 < s // UNIT < low}))
+
+
+def extended(result: SolveResult, pending: tuple[int, ...], progress: Progress | None = None) -> Extended:
+    """`result`'s table with the rows of the `pending` starts (units) solved, kept on the result once computed
+    (`progress`: told the fraction of that solve done)."""
+    have: dict[tuple[int, ...], Extended] = result.__dict__.setdefault("_extended", {})
+    for known, ext in have.items():
+        if set(pending) <= set(known):
+            return ext
+    if not pending:
+        return Extended((), result.tables if result.players == 2 else result.values, (), result.residual)
+    if result.players == 2:
+        w, _, stats = solve_game(result.rules, kernel=result.kernel, pending=pending,
+                                 base=(result.tables, result.offers), progress=progress)
+        ext = Extended(pending, w if w.ndim == 3 else w[None], (), stats.residual)
+    elif result.rounds is not None:  # a last round or take-over offers: the whole table again, with the starts
+        values, offers, n_stats, chasing = solve_rounds(result.rules, result.players, kernel=result.kernel,
+                                                        pending=pending, progress=progress)
+        ext = Extended(pending, values, chase_note(chasing, n_stats.residual), n_stats.residual, offers)
+    else:
+        pending = tuple(sorted(set(pending) | set(result.grid.pending)))  # the base's own rows stay on the grid
+        values, n_stats, chasing = solve_players(result.rules, result.players, kernel=result.kernel,
+                                                 pending=pending, base=result.values,
+                                                 base_scores=result.grid.scores, progress=progress)
+        ext = Extended(pending, values, chase_note(chasing, n_stats.residual), n_stats.residual)
+    have[pending] = ext
+    return ext
+
+
+def check_start(result: SolveResult, start: Sequence[int]) -> tuple[int, ...]:
+    """`start` as units, one per seat, each a score the ruleset can write below the goal (else `PositionError`)."""
+    if len(start) != result.players:
+        raise PositionError(f"a start gives a score to each of the {result.players} seats, got {len(start)}")
+    for seat, score in enumerate(start):
+        problem = start_problem(result.rules, int(score))
+        if problem:
+            raise PositionError(f"the start of seat {seat}: {problem}")
+    return tuple(int(score) // UNIT for score in start)
+
+
+def chances(result: SolveResult, starts: Sequence[Sequence[int]]) -> np.ndarray:
+    """Each seat's chance to win (first seat first) from each start (points, first seat first): shape (S, n)."""
+    result.need("win")
+    rows = [check_start(result, s) for s in starts]
+    ext = extended(result, pending_of(result, [x * UNIT for r in rows for x in r]))
+    if not rows:
+        return np.zeros((0, result.players))
+    index = np.array(rows, dtype=np.int64)
+    if result.players == 2:
+        mover = ext.values[0, index[:, 0], index[:, 1]][:, None]  # kind 0: seat 0 to move, counters at 0
+    else:
+        if result.rounds is not None:  # the rounds' layout by score units (`SolveResult.seat_values`)
+            table = ext.values if ext.values.ndim == result.players + 1 else ext.values[0]  # seat 0 moves first
+            mover = table[tuple(index.T)]
+        else:
+            grid = ScoreGrid.of(result.rules, ext.pending) if ext.pending else result.grid
+            mover = grid.seat_values(ext.values, index)
+    return every_seat(mover)
+
+
+def start_notes(result: SolveResult, starts: Sequence[Sequence[int]]) -> tuple[str, ...]:
+    """What the chances from `starts` assume beyond the table's own assumptions (empty when exact)."""
+    rows = [check_start(result, s) for s in starts]
+    return extended(result, pending_of(result, [x * UNIT for r in rows for x in r])).notes
+
+
+def at_starts(result: SolveResult, scores: Sequence[int]) -> SolveResult:
+    """`result` where some of `scores` (points, any seats) are head starts below the opening, not yet opened: a copy
+    whose table holds those starts' rows (`extended`) and whose grid and model know them, so that its policy (and
+    the advice read from it) plays them; `result` itself when none is. Kept on `result` once made."""
+    pending = pending_of(result, scores)
+    if not pending:
+        return result
+    made: dict[tuple[int, ...], SolveResult] = result.__dict__.setdefault("_at_starts", {})
+    found = made.get(pending)
+    if found is None:
+        ext = extended(result, pending)
+        values = ext.values if result.players > 2 or result.values.ndim == 3 else ext.values[0]
+        found = replace(result, values=values, residual=max(result.residual, ext.residual),
+                        offers=result.offers if ext.offers is None else ext.offers,
+                        exact=result.exact and not ext.notes, assumptions=tuple(result.assumptions) + ext.notes)
+        model = GameModel(result.rules, result.kernel, pending)
+        if model.offers is not None and result.offers is not None:
+            model.offers = result.offers  # a seat on its head start is never offered a take-over (not opened)
+        found.__dict__.update(kernel=result.kernel, grid=ScoreGrid.of(result.rules, ext.pending), model=model,
+                              _at_starts={pending: found})
+        made[pending] = found
+    return found

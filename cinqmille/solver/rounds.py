@@ -23,7 +23,8 @@ import numpy as np
 from ..rules import Rules
 from ..rules.bank import SCORED
 from .grid import ScoreGrid
-from .kernel import NEG, TIE, BankTable, Pair, TurnKernel
+from .kernel import BankTable, Pair, TurnKernel
+from .keeps import NEG, TIE
 from .last_turn import LastTurn
 from .cycle import LevelTurns
 from .level import guess_above, solve_level
@@ -258,7 +259,7 @@ class Rounds:
         """The bank values (and past the caps, under `reach` with a last round) of a level's rows (seat `kind`,
         scores in playing order from the mover): the next turn start (`w`, seat axis first), or the offer an
         opened next player is made (`offers`), or the last round a bank that reaches the goal starts."""
-        from .compiled import BANK_WIN
+        from .compiled import BANK_WIN  # lazy: Numba loads when a pass first runs, not for a table read
 
         n, d = self.n, self.d
         tmax = int(caps.max()) + self.period
@@ -349,7 +350,7 @@ def solve_rounds(rules: Rules, players: int, tol: float = 1e-12, progress: Calla
     """Turn-start seat values ``W[seat, scores..., j]`` (a seat axis under `last_round` only; units of 50, NaN for
     impossible scores), the take-over offers ``O[seat, scores..., t, m - 1, j]`` (None without `take_over`), the
     solve's figures and the cycles without a stationary policy (as `n_player.solve_players` gives them).
-    `pending`: starting scores below the opening (units; `solver.starts`), solved with the others."""
+    `pending`: starting scores below the opening (units; `solver.result`), solved with the others."""
     grid = ScoreGrid.of(rules, pending)
     kernel = kernel or TurnKernel(rules)
     rounds = Rounds(rules, players, kernel, grid)

@@ -164,7 +164,7 @@ def _kinks(cycle: _Cycle, i: int, lo: float, hi: float, a_lo: np.ndarray, b_lo: 
 
 def _root(fun: Callable[[np.ndarray], np.ndarray], u: int) -> list[np.ndarray]:
     """Zeros of `fun` on [0, 1]^u (u unknowns): brentq for one, root from a few starts then Newton for more."""
-    from scipy.optimize import brentq, root
+    from scipy.optimize import brentq, root  # lazy: start-up time (SciPy only where a level needs it)
 
     if u == 1:
         lo, hi = float(fun(np.array([0.0]))[0]), float(fun(np.array([1.0]))[0])

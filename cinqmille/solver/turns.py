@@ -23,7 +23,8 @@ import numpy as np
 from ..rules import Rules
 from ..rules.bank import UNIT
 from .grid import ScoreGrid
-from .kernel import NEG, BankTable, StartBanks, TurnKernel
+from .kernel import BankTable, StartBanks, TurnKernel
+from .keeps import NEG
 from .last_turn import LastTurn
 from .seats import passed
 

@@ -199,7 +199,7 @@ def solve_game(rules: Rules, tol: float = 1e-12, progress: Progress | None = Non
     being the player who opens each round.
 
     `pending` and `base` extend a solved table (`base`: its ``W`` and offers) to
-    the starting scores below the opening (`pending`, units; `solver.starts`):
+    the starting scores below the opening (`pending`, units; `solver.result`):
     only the rows where a player holds one are solved, by the same levels, the
     others read from `base` (no state of the table leads to a pending one).
     """

@@ -15,7 +15,7 @@ __all__ = ["create_app"]
 
 def __getattr__(name: str) -> object:
     if name == "create_app":
-        from .app import create_app
+        from .app import create_app  # lazy: optional dependency (extra 'web')
 
         return create_app
     raise AttributeError(name)

@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
+from .lan import _routed
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -56,8 +57,6 @@ def is_local(host: str) -> bool:
 def _machine_names() -> set[str]:
     """This machine's host name and addresses (what other machines of the network call it): the host name's
     addresses, and the address of the interface that routes out (`lan`, found without sending anything)."""
-    from .lan import _routed
-
     names = {socket.gethostname(), socket.getfqdn(), _routed() or ""}
     try:
         names |= {str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None)}

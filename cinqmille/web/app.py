@@ -35,7 +35,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..errors import CinqmilleError
 from ..json_values import finite
-from ..position import Position, PositionError
+from ..table.position import Position, PositionError
 from ..rules import Rules, load_rules, preset_descriptions, to_dict, to_toml
 from ..rules.loading import PRESET_NAMES, RulesError
 from ..solver.n_player import MAX_PLAYERS
@@ -46,6 +46,13 @@ from .card import key_rules
 from .lan import qr_svg
 from .openapi import openapi
 from .tables import Job, QueueFull, Tables, table_key
+from ..engine.replay import replay_sheet_log
+from ..engine.sheet import SheetError, SheetRefusal, SheetState, play_sheet, sheet_log
+from ..solver.api import table_players
+from ..app.review import ReviewError, review_sheet
+from ..app.advice import advise
+from ..app.review import choice_words
+from ..solver.n_player import leading
 
 if TYPE_CHECKING:
     from ..engine.sheet import SheetState
@@ -89,9 +96,6 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
                access: Access | None = None, share_url: str | None = None) -> Starlette:
     """The web app; `default_rules` is the ruleset a new sheet starts with, `access` who may ask (default: loopback),
     `share_url` the address other devices of the network open (`serve --lan`: the page shows its QR code)."""
-    from ..engine.replay import replay_sheet_log
-    from ..engine.sheet import SheetError, SheetRefusal, SheetState, play_sheet, sheet_log
-
     default = load_rules(default_rules)
     store = tables or Tables()
     presets = [{"name": n, "description": d} for n, d in preset_descriptions().items()]
@@ -136,8 +140,6 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
 
     def table_for(rules: Rules, players: int) -> "SolveResult | Job":
         """The table a game of `players` reads (`api.table_players`): at hand, or the job that solves it."""
-        from ..solver.api import table_players
-
         if players == 2:
             return store.get(rules, 2)
         read = table_players(rules, players)
@@ -171,8 +173,6 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
         return Json({"table": table.as_dict() if isinstance(table, Job) else {"status": "ready"}})
 
     def review_answer(data: dict[str, Any]) -> Response:
-        from ..review import ReviewError, review_sheet
-
         rules = rules_of(data)
         state = sheet_of(data, rules)
         table = table_for(rules, len(state.names))
@@ -197,7 +197,6 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
                      "questions": data.get("questions", [])})
 
     def advice_answer(data: dict[str, Any]) -> Response:
-        from ..advice import advise
         rules = rules_of(data)
         if "players" in data or "entries" in data:
             state = sheet_of(data, rules)
@@ -218,10 +217,6 @@ def create_app(default_rules: Rules | str = "standard", tables: Tables | None = 
         """While a game of three or more waits for its table: the two-player table's move against the opponent
         who threatens most (`n_player.leading`, the solver's reduction), when that table is at hand; no chance
         (it would be the two-player game's, not this game's)."""
-        from ..advice import advise
-        from ..review import choice_words
-        from ..solver.n_player import leading
-
         assert pos.others is not None
         try:
             small = store.get(rules, 2)

@@ -25,7 +25,7 @@ from ..engine.referee import MAX_PLAYERS, MIN_PLAYERS
 from ..engine.sheet import LOG_FORMAT, LOG_VERSION, MAX_ENTRIES, MAX_NAME
 from ..errors import CinqmilleError
 from ..parsing import faces
-from ..position import Position, PositionError
+from ..table.position import Position, PositionError
 from ..rules import Rules, load_rules
 from ..rules.loading import MAX_FILE_BYTES, PRESET_NAMES, rules_from_text
 

@@ -14,6 +14,7 @@ import io
 import ipaddress
 import socket
 from typing import TYPE_CHECKING
+import importlib.util
 
 if TYPE_CHECKING:
     import segno
@@ -58,7 +59,7 @@ def lan_address() -> str | None:
 
 
 def _code(url: str) -> segno.QRCode:
-    import segno
+    import segno  # lazy: optional dependency (extra 'web')
 
     return segno.make(url, error="m", micro=False)
 
@@ -79,6 +80,4 @@ def qr_svg(url: str) -> str:
 
 def qr_available() -> bool:
     """Whether segno (the QR encoder of the `web` extra) is installed."""
-    import importlib.util
-
     return importlib.util.find_spec("segno") is not None

@@ -39,11 +39,14 @@ from typing import TYPE_CHECKING
 
 from ..errors import CinqmilleError
 from ..rules import Rules, content_key
+from ..solver import solve
+from ..solver.api import load_cached
+from ..solver.budget import SOLVE_STATES, Limits
+from ..solver.cache import cache_dir, cache_path, evict_oldest
 from ..words import number_word
 
 if TYPE_CHECKING:
     from ..solver import SolveResult
-    from ..solver.budget import Limits
 
 #: Tables kept in memory (the oldest is dropped beyond this).
 MAX_TABLES = 8
@@ -197,11 +200,9 @@ class Tables:
             kept = self._ready.get(table_key(rules, players))
             return kept is not None and kept.current()
 
-    def prepare(self, rules: Rules, players: int, limits: "Limits | None" = None) -> Job:
+    def prepare(self, rules: Rules, players: int, limits: Limits | None = None) -> Job:
         """Read the table of `rules` for `players` from the cache, or solve it within `limits` (those of `cinqmille
         solve` where not given), in a daemon thread of its own; the job says how far it is (`prepared`)."""
-        from ..solver.budget import SOLVE_STATES, Limits
-
         key = table_key(rules, players)
         with self._lock:
             job = self._prepared.get(key)
@@ -251,15 +252,13 @@ class Tables:
                 del self._ready[old]
         return kept
 
-    def _solve(self, job: Job, rules: Rules, players: int, limits: "Limits | None" = None) -> None:
+    def _solve(self, job: Job, rules: Rules, players: int, limits: Limits | None = None) -> None:
         def progress(fraction: float) -> None:
             if job.stop.is_set():
                 raise Stopped
             job.progress = max(job.progress, min(float(fraction), 1.0))
 
         try:
-            from ..solver import solve
-
             solver = self._solver or solve
             result = (solver(rules, "win", progress=progress, players=players) if limits is None else
                       solver(rules, "win", progress=progress, players=players, limits=limits))
@@ -289,8 +288,6 @@ class Tables:
 
     def _bound_cache(self, rules: Rules, players: int) -> None:
         """Delete the oldest cached tables beyond `cache_max_bytes` (never the one just solved)."""
-        from ..solver.cache import cache_dir, cache_path, evict_oldest
-
         if self.cache_max_bytes is not None:
             with self._lock:
                 prepared = list(self._prepared_paths)
@@ -316,8 +313,6 @@ class Tables:
 
 
 def _cache_path(rules: Rules, players: int) -> Path | None:
-    from ..solver.cache import cache_path
-
     try:
         return cache_path(rules, "win", players)
     except (OSError, ValueError):
@@ -328,8 +323,6 @@ def _load(rules: Rules, players: int) -> "SolveResult | None":
     """The cached table, read and checked by the CLI's loader (`solver.api.load_cached`), never computed here; None
     when there is none, or it is damaged, foreign or forged (deleted with a warning), or cannot be read (the
     background solve says why)."""
-    from ..solver.api import load_cached
-
     try:
         return load_cached(rules, "win", players)
     except (CinqmilleError, OSError):

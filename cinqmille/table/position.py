@@ -14,31 +14,13 @@ that some keeps reach from the start of a turn).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from .errors import CinqmilleError
-from .rules import Rules
-from .rules.end import LAST_TURN_SEAT
-
-
-class PositionError(CinqmilleError):
-    """A position that cannot occur under the ruleset.
-
-    The message names the position's fields in backquotes (`` `offer` ``, `` `dice` ``) and `field` is the one it
-    is about; each application words them for its users (`worded`): the command line as flags (``--offer``), the
-    web API as JSON fields (``'offer'``). Plainly (``str``) they read as bare names.
-    """
-
-    def __init__(self, message: str, field: str | None = None):
-        named = re.match(r"`(\w+)`", message)  # a message that starts with a field is about that field
-        self.template, self.field = message, field if field is not None or named is None else named.group(1)
-        super().__init__(self.worded(lambda name: name))
-
-    def worded(self, name: Callable[[str], str]) -> str:
-        """The message with each field named by `name` (a flag, a JSON key)."""
-        return re.sub(r"`(\w+)`", lambda m: name(m.group(1)), self.template)
+from ..errors import PositionError as PositionError  # the error of a position, below the solver
+from ..rules import Rules
+from ..rules.end import LAST_TURN_SEAT
+from ..dice.reach import reachable, why_unreachable
 
 
 @dataclass(frozen=True)
@@ -166,8 +148,6 @@ class Position:
         """Refuse an offer that no bank makes: a turn that cannot hold `points` with `dice` in hand, a full hand
         that must be rolled, or less than the smallest bank. (Whose bank it was, and his score before it, the
         position does not say: at a larger table the offer comes from the previous player.)"""
-        from .dice.reach import why_unreachable
-
         why = why_unreachable(rules, points, dice)
         if why is not None:
             raise PositionError(f"`offer`: no bank leaves that: {why}")
@@ -181,8 +161,6 @@ class Position:
     def _check_turn(self, rules: Rules) -> None:
         """Refuse turn points and dice in hand that no sequence of keeps reaches from the start of a turn (about
         `dice` when nothing is set aside, else about `turn`)."""
-        from .dice.reach import reachable, why_unreachable
-
         if self.dice is not None:
             why = why_unreachable(rules, self.turn, self.dice)
             if why is not None:

@@ -37,8 +37,8 @@ import numpy as np
 from ..dice import dice_tables
 from ..rules import Rules
 from ..rules.bank import SCORED, UNIT, BankRules
-from .choice import roll_classes
-from .kernel import KeepGraph, Prediction
+from ..solver.choice import roll_classes
+from ..solver.keeps import KeepGraph, Prediction
 
 
 @lru_cache(maxsize=16)

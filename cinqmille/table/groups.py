@@ -1,6 +1,6 @@
 """The two-player policy table on disk by groups: one advice reads the one group it needs, without the kernel.
 
-The policy table (`solver.policy.PolicyTable`) computes its rows by *groups*,
+The policy table (`table.policy.PolicyTable`) computes its rows by *groups*,
 one mover's seat and score against `policy.GROUP` consecutive opponent
 scores, each by one kernel pass, compiled by Numba. A fresh process that
 answers one question (`cinqmille advise`) spent most of its second on Numba's
@@ -10,7 +10,7 @@ of the complete table as members of a zip (`np.savez_compressed`, no pickle),
 banking and rolling, the solve's decisions σ, move, keep, keep after an
 announcement, take-over, and the announcement's values): the very numbers
 and decisions of the kernel's passes (the complete table is built by the same
-passes, `LazyGroups.complete`).
+passes, `PolicyTable.complete`).
 
 `GroupTable` is a `PolicyTable` whose groups are read from the file instead
 of computed: a group is read when first needed, and taken only when its
@@ -22,7 +22,7 @@ the group computed by the kernel. A file written by this user's cinqmille is
 sampled against the kernel (`policy.sample_groups`), as every cached table is.
 
 `grouped(result)` gives the result's policy read from its groups file when
-there is one (`result.policy` is then that table); `write_groups(result)`
+there is one (`policy_of(result)` is then that table); `write_groups(result)`
 builds the complete table and writes the file (about 2 s and 15 MB for
 `standard`, once per ruleset and solver version).
 """
@@ -39,12 +39,13 @@ from typing import Any
 
 import numpy as np
 
+from .policy import policy_of
 from ..errors import CinqmilleError
 from ..files import atomic_write
 from ..rules import content_key
 from ..solver import cache
 from ..solver.choice import differs, sample_groups
-from ..solver.policy import PolicyTable
+from .policy import PolicyTable
 
 #: The format of a groups file (raised when its columns change).
 FORMAT = 2
@@ -102,7 +103,7 @@ def _sum(arrays: dict[str, np.ndarray]) -> str:
 def write_groups(result: Any) -> Path:
     """Build the complete policy table of the solved two-player `win` result and write its groups file
     (atomically; vouched for, as the solver's own tables are). Returns the path."""
-    table = result.policy.complete()  # the groups an advice computed already are kept
+    table = policy_of(result).complete()  # the groups an advice computed already are kept
     path = groups_path(result.rules)
     groups = [_arrays(table, _cells(table, g)[1]) for g in range(len(table._done))]
     sums = [_sum(arrays) for arrays in groups]
@@ -213,8 +214,8 @@ def _meta(path: Path) -> dict[str, Any]:
 
 def grouped(result: Any) -> bool:
     """Read the policy of the two-player `win` `result` from its groups file, if the cache holds one (then
-    `result.policy` is a `GroupTable`); False where there is none (the kernel computes the groups)."""
-    if result.objective != "win" or result.players != 2 or "policy" in vars(result):
+    `policy_of(result)` is a `GroupTable`); False where there is none (the kernel computes the groups)."""
+    if result.objective != "win" or result.players != 2 or "_policy" in vars(result):
         return False
     path = groups_path(result.rules)
     try:
@@ -236,7 +237,7 @@ def grouped(result: Any) -> bool:
         cache.discard(path, cache.CorruptTable(f"{path}: not a readable groups file ({exc.__class__.__name__})"),
                       stacklevel=3)
         return False
-    vars(result)["policy"] = table  # the result's cached property, set before its first read
+    vars(result)["_policy"] = table  # the result's table (`policy_of`), set before its first read
     return True
 
 
@@ -246,7 +247,7 @@ def ensure_groups(result: Any) -> Path | None:
     computes its groups)."""
     if result.objective != "win" or result.players != 2:
         return None
-    if int((result.policy.cap + 2).sum()) * result.rules.dice > MAX_STATES:
+    if int((policy_of(result).cap + 2).sum()) * result.rules.dice > MAX_STATES:
         return None
     path = groups_path(result.rules)
     try:

@@ -53,8 +53,8 @@ from ..dice import counts_of, dice_tables, faces_of
 from ..errors import CinqmilleError
 from ..rules import Rules
 from ..rules.bank import UNIT
-from .choice import best, fold, ranking, roll_classes
-from .kernel import NEG, KeepGraph, Prediction, rolled
+from ..solver.choice import best, fold, ranking, roll_classes
+from ..solver.keeps import NEG, KeepGraph, Prediction, rolled
 from .turn_eval import TurnExpectation, bust_odds, turn_expectation
 
 WIN = 1.0  # value of an instant win (the win objective)

@@ -10,16 +10,30 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from ..errors import CinqmilleError
-from ..files import atomic_write_all, check_target
-from ..parsing import quoted, whole
-from ..rules import to_dict
-from .columns import (COLUMNS, EVERY, FORMATS, KEEP_COLUMNS, KEEP_COLUMNS_Z, KEEPS, THEN,
-                      Columns, Docs, Meta, columns_of, seat_columns)
+from ...errors import CinqmilleError
+from ...files import atomic_write_all, check_target
+from ...parsing import quoted, whole
+from ...rules import to_dict
+from .columns import (
+    COLUMNS,
+    EVERY,
+    FORMATS,
+    KEEP_COLUMNS,
+    KEEP_COLUMNS_Z,
+    KEEPS,
+    THEN,
+    Columns,
+    Docs,
+    Meta,
+    columns_of,
+    seat_columns,
+)
 from .keeps import points_dtype
+from ...solver.turns import counted
+from ...solver.n_player import MAX_PLAYERS
 
 if TYPE_CHECKING:
-    from ..solver import SolveResult
+    from ...solver import SolveResult
 
 # -- writers ------------------------------------------------------------------------------
 def format_of(path: Path, fmt: str | None) -> str:
@@ -40,8 +54,6 @@ def need_pyarrow() -> None:
 
 def meta_of(result: "SolveResult") -> Meta:
     """What a policy file records besides its rows (the writers add its `table`, `columns` and `keeps`)."""
-    from ..solver.turns import counted
-
     return {"rules": to_dict(result.rules), "solver_version": result.solver_version,
             "exact": result.exact, "assumptions": list(result.assumptions), "players": result.players,
             "scoreless": counted(result.rules) if result.players == 2 else 0}
@@ -180,15 +192,15 @@ def _write_npz(path: Path, cols: Columns, meta: Meta, keeps: Columns | None = No
 
 def _parquet_table(arrays: dict[str, Any], docs: Docs, meta: Meta) -> Any:  # pyarrow arrays -> a pyarrow.Table (untyped)
     """A table whose fields carry their meaning and unit, and the file's metadata under the key ``cinqmille``."""
-    import pyarrow as pa
+    import pyarrow as pa  # lazy: optional dependency (extra 'parquet')
 
     fields = [pa.field(c, a.type, metadata={k: str(v) for k, v in docs[c].items()}) for c, a in arrays.items()]
     return pa.Table.from_arrays(list(arrays.values()), schema=pa.schema(fields, metadata={"cinqmille": json.dumps(meta)}))
 
 
 def _write_parquet(path: Path, cols: Columns, meta: Meta) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    import pyarrow as pa  # lazy: optional dependency (extra 'parquet')
+    import pyarrow.parquet as pq  # lazy: optional dependency (extra 'parquet')
 
     arrays = {c: pa.array(cols[c]) for c in cols if c not in ("action", "bank")}
     arrays["action"] = pa.array(cols["action"].tolist()).dictionary_encode()
@@ -198,8 +210,8 @@ def _write_parquet(path: Path, cols: Columns, meta: Meta) -> None:
 
 
 def _write_keeps_parquet(path: Path, cols: Columns, meta: Meta) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    import pyarrow as pa  # lazy: optional dependency (extra 'parquet')
+    import pyarrow.parquet as pq  # lazy: optional dependency (extra 'parquet')
 
     arrays = {c: pa.array(cols[c]) for c in cols if c != "then"}
     arrays["then"] = pa.DictionaryArray.from_arrays(pa.array(cols["then"].astype(np.int8)), pa.array(THEN))
@@ -222,7 +234,7 @@ def read_meta(path: Path) -> Meta:
             meta: Meta = json.loads(str(data["meta"]))
         return meta
     if fmt == "parquet":
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # lazy: optional dependency (extra 'parquet')
 
         meta = json.loads(pq.read_schema(path).metadata[b"cinqmille"])
         return meta
@@ -258,7 +270,7 @@ def read_policy(path: Path, keeps: bool = True) -> Columns:
 
 
 def _read_parquet(path: Path, names: tuple[str, ...] = COLUMNS) -> Columns:
-    import pyarrow.parquet as pq
+    import pyarrow.parquet as pq  # lazy: optional dependency (extra 'parquet')
 
     table = pq.read_table(path)
     out = {c: table.column(c).to_numpy(zero_copy_only=False) for c in names}
@@ -268,7 +280,7 @@ def _read_parquet(path: Path, names: tuple[str, ...] = COLUMNS) -> Columns:
 
 
 def _read_keeps_parquet(path: Path, names: tuple[str, ...] = KEEP_COLUMNS) -> Columns:
-    import pyarrow.parquet as pq
+    import pyarrow.parquet as pq  # lazy: optional dependency (extra 'parquet')
 
     table = pq.read_table(path)
     out = {c: table.column(c).to_numpy() for c in names if c != "then"}
@@ -309,8 +321,6 @@ def _read_keeps_csv(path: Path, meta: Meta) -> Columns:
     with open(path, encoding="utf-8") as handle:
         header = tuple(handle.readline().rstrip("\n").split(","))
         parts: dict[str, list[np.ndarray]] = {c: [np.empty(0, dtypes[c])] for c in header if c in dtypes}
-        from ..solver.n_player import MAX_PLAYERS
-
         kinds = (KEEP_COLUMNS, KEEP_COLUMNS_Z) + tuple(seat_columns(n)[1] for n in range(3, MAX_PLAYERS + 1))
         if header not in [k + extra for k in kinds for extra in ((), EVERY)]:
             raise CinqmilleError(f"{path}: not a keep table (columns {quoted(','.join(header))})")

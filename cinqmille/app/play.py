@@ -28,26 +28,28 @@ from typing import TYPE_CHECKING, Protocol, cast
 
 import numpy as np
 
-from .advice import Advice, advise, dice_words, faces_words, notes_text, render_text
-from .dice.scoring import Keep, counts_of, faces_of
-from .engine import DiceSource, Game
-from .engine import log as ev
-from .engine.state import GameView, TakeOverOffer
-from .errors import CinqmilleError
-from .parsing import faces, whole
+from ..table.policy import policy_of
+from .advice import Advice, advise
+from .advice_text import notes_text, render_text
+from ..dice.scoring import Keep, counts_of, faces_of
+from ..engine import DiceSource, Game
+from ..engine import log as ev
+from ..engine.state import GameView, TakeOverOffer
+from ..errors import CinqmilleError
+from ..parsing import faces, whole
 from .players import HUMAN, SYNONYMS
-from .policies.heuristics import best_keep
-from .policies.optimal import Narrator, OptimalPolicy
-from .policies.optimal import view_position as engine_position
-from .solver.locate import reduced
-from .words import players_words, table_words, threat_words
-from .policies.seats_table import seats_of
-from .position import Position, PositionError
-from .rules import Rules
+from ..policies.heuristics import best_keep
+from ..policies.optimal import Narrator, OptimalPolicy
+from ..policies.optimal import view_position as engine_position
+from ..table.locate import reduced
+from ..words import dice_words, faces_words, players_words, table_words, threat_words
+from ..table.position import Position, PositionError
+from ..rules import Rules
+from ..policies import parse_policy
 
 if TYPE_CHECKING:
-    from .engine.protocol import Policy
-    from .solver import SolveResult
+    from ..engine.protocol import Policy
+    from ..solver import SolveResult
 
 OPTIMAL = "optimal"
 
@@ -96,8 +98,8 @@ def bot_policy(result: SolveResult, explain: Callable[[str], None] | None = None
     """`play`'s bot: the engine policy `optimal` on the result's policy table, explaining itself to `explain`."""
     narrate = bot_narrator(result, explain) if explain is not None else None
     if getattr(result, "players", 2) > 2:  # the n-player table of the same result (rows computed when read)
-        return OptimalPolicy(result.rules, narrate=narrate, seats=seats_of(result))
-    return OptimalPolicy(result.rules, result.policy, narrate=narrate)
+        return OptimalPolicy(result.rules, narrate=narrate, seats=policy_of(result))
+    return OptimalPolicy(result.rules, policy_of(result), narrate=narrate)
 
 
 def bot_narrator(result: SolveResult, explain: Callable[[str], None]) -> Narrator:
@@ -330,8 +332,6 @@ def seat_names(players: Sequence[str]) -> list[str]:
 
 def seat_policy(rules: Rules, spec: str, rng: np.random.Generator | None) -> Policy:
     """The engine policy of a bot seat other than the optimal one (`parse_policy`; its own random numbers)."""
-    from .policies import parse_policy
-
     own = None
     if rng is not None:
         spawn = getattr(rng, "spawn", None)

@@ -6,24 +6,26 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from ..errors import CinqmilleError
-from ..parsing import quoted, whole
-from ..position import check_score
-from ..rules import Rules
-from ..rules.bank import UNIT
-from .columns import (COLUMNS, EVERY, MAX_EVERY_ROWS, Columns, kind_labels, opponent_columns,
-                      seat_columns)
+from ...table.policy import policy_of
+from ...errors import CinqmilleError
+from ...parsing import quoted, whole
+from ...table.position import check_score
+from ...rules import Rules
+from ...rules.bank import UNIT
+from .columns import COLUMNS, EVERY, MAX_EVERY_ROWS, Columns, kind_labels, opponent_columns, seat_columns
 from .keeps import _fill_keeps, _keep_arrays, _keep_layout, _Rolls, _rolls, points_dtype
+from ...dice.reach import reachable as reach
+from ...table.locate import locate_rows
+from ...table.policy import seat_rows
+import itertools
 
 if TYPE_CHECKING:
-    from ..solver import SolveResult
-    from ..solver.rows import TurnRows
+    from ...solver import SolveResult
+    from ...table.rows import TurnRows
 
 # -- which states ------------------------------------------------------------------------
 def reachable(rules: Rules, tmax: int) -> np.ndarray:
     """(tmax + 1, D) bool: turn states (t units, m dice) that some keeps from (0, D) reach (`cinqmille.dice.reach`)."""
-    from ..dice.reach import reachable as reach
-
     return reach(rules, tmax)
 
 
@@ -31,9 +33,7 @@ def pair_rows(result: "SolveResult", me: int, opp: int, reach: np.ndarray, seat:
               labels: dict[str, int] | None = None) -> Columns:
     """The rows of one score pair (real points) and kind of row (`seat`: the seat, or the counters'
     kind), turn points ascending, then dice (from the policy table); `labels`: its label columns."""
-    from ..solver.locate import locate_rows
-
-    block, r = result.policy, int(locate_rows(result.policy, me // UNIT, opp // UNIT, kinds=seat))
+    block, r = policy_of(result), int(locate_rows(policy_of(result), me // UNIT, opp // UNIT, kinds=seat))
     labels = {"seat": seat} if labels is None else labels
     names = ("me", "opp", *labels, *COLUMNS[3:])
     return _block_rows(block, r, reach, {"me": me, "opp": opp, **labels}, names)
@@ -87,10 +87,8 @@ def _seat_block(result: "SolveResult", first: tuple[int, ...], lasts: list[int])
     """(block, rows) of the n-player policy: the rows of the mover and the first opponents `first` (points,
     the mover first) against each score in `lasts` of the last opponent.
 
-    One kernel pass (`n_player.seat_rows`, which the advice and the engine's table read too).
+    One kernel pass (`table.policy.seat_rows`, which the advice and the engine's table read too).
     """
-    from ..solver.n_player import seat_rows
-
     k = len(lasts)
     others = [np.full(k, x // UNIT) for x in first[1:]] + [np.array(lasts, dtype=np.int64) // UNIT]
     block = seat_rows(result, first[0] // UNIT, np.stack(others, axis=1))
@@ -100,8 +98,6 @@ def _seat_block(result: "SolveResult", first: tuple[int, ...], lasts: list[int])
 def _seat_tables(result: "SolveResult", mes: list[int], opps: list[list[int]], keeps: bool,
                  progress: Callable[[float], None] | None = None,
                  max_keep_rows: int | None = None, every: bool = False) -> tuple[Columns, Columns | None]:
-    import itertools
-
     rules = result.rules
     main_cols, keep_cols, _, _ = seat_columns(result.players)
     names = opponent_columns(result.players)

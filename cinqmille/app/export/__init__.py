@@ -32,7 +32,7 @@ two tables for the n-player solve, whose rows name every opponent in playing
 order, `opp` (the next player), `opp2` (the one after him), `opp3`, instead of
 `opp` and `seat` (the n-player solve has no last round); `win`, `bank` and
 `roll` are the chances of the player to move. The rows of one (me, opp, ...) are one
-kernel pass against every score of the last opponent (`n_player.seat_rows`, the
+kernel pass against every score of the last opponent (`table.policy.seat_rows`, the
 computation of the advice's rows); the decisions are the same `TurnRows`
 functions. The whole three-player table is as many times the two-player one
 as there are scores (86 under `standard`), so a slice is the practical export
@@ -40,7 +40,7 @@ and a keep table beyond `max_keep_rows` is refused. Files record `players`
 in their metadata; `read_policy` reads either.
 
 Every number and every decision is read from the solved result's policy table
-(`cinqmille.solver.policy`: `banks`, `keep`, `move`), the one
+(`cinqmille.table.policy`: `banks`, `keep`, `move`), the one
 that `advise` and the players read.
 
 Layout: npz holds both tables in one archive (the keep columns as
@@ -61,11 +61,43 @@ symbolic link to one) refuses the export before any file is written
 
 from __future__ import annotations
 
-from .columns import (COLUMN_DOCS, COLUMNS, COLUMNS_Z, EVERY, EVERY_DOCS, EXPORT_COST, EXPORT_COST_NO_KEEPS,
-                      FORMATS, KEEP_COLUMNS, KEEP_COLUMNS_Z, KEEP_DOCS, KEEPS, MAX_EVERY_ROWS, SCORELESS, THEN,
-                      Columns, Docs, Meta, columns_of, kind_labels, kinds_of, opponent_columns, seat_columns)
-from .files import (check_targets, format_of, keeps_path, meta_of, need_pyarrow, policy_files, read_meta,
-                    read_policy, sidecar_path, write_policy)
+from .columns import (
+    COLUMN_DOCS,
+    COLUMNS,
+    COLUMNS_Z,
+    EVERY,
+    EVERY_DOCS,
+    EXPORT_COST,
+    EXPORT_COST_NO_KEEPS,
+    FORMATS,
+    KEEP_COLUMNS,
+    KEEP_COLUMNS_Z,
+    KEEP_DOCS,
+    KEEPS,
+    MAX_EVERY_ROWS,
+    SCORELESS,
+    THEN,
+    Columns,
+    Docs,
+    Meta,
+    columns_of,
+    kind_labels,
+    kinds_of,
+    opponent_columns,
+    seat_columns,
+)
+from .files import (
+    check_targets,
+    format_of,
+    keeps_path,
+    meta_of,
+    need_pyarrow,
+    policy_files,
+    read_meta,
+    read_policy,
+    sidecar_path,
+    write_policy,
+)
 from .keeps import check_every_rows, every_rows_at_least, faces_code, keep_rows, points_dtype
 from .states import pair_rows, parse_scores, policy_rows, reachable, seat_tables
 

@@ -36,23 +36,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from .advice import Advice, Choice, advise, faces_words, pct
-from .dice.scoring import Keep, faces_of
-from .engine.dice_source import ScriptedDice
-from .engine.errors import EngineError
-from .engine.log import Event, GameEnd, event_from_dict, event_to_dict
-from .engine.referee import Game
-from .engine.replay import script_of
-from .engine.sheet import LOG_FORMAT as SHEET_FORMAT
-from .engine.sheet import MAX_ENTRIES, Sheet, SheetError, check_names, entry_from_dict, read_sheet_log
-from .engine.state import GameView, PlayerState, ScoreEntry, TakeOverOffer
-from .errors import CinqmilleError
-from .files import atomic_write
-from .parsing import faces
-from .position import PositionError
-from .rules import Rules
-from .rules.loading import MAX_POINTS, PRESET_NAMES, rules_from_dict, to_dict
-from .work import Progress, working
+from .advice import Advice, Choice, advise
+from ..words import faces_words, pct
+from ..dice.scoring import Keep, faces_of
+from ..engine.dice_source import ScriptedDice
+from ..engine.errors import EngineError
+from ..engine.log import Event, GameEnd, event_from_dict, event_to_dict
+from ..engine.referee import Game
+from ..engine.replay import script_of
+from ..engine.sheet import LOG_FORMAT as SHEET_FORMAT
+from ..engine.sheet import MAX_ENTRIES, Sheet, SheetError, check_names, entry_from_dict, read_sheet_log
+from ..engine.state import GameView, PlayerState, ScoreEntry, TakeOverOffer
+from ..errors import CinqmilleError
+from ..files import atomic_write
+from ..parsing import faces
+from ..table.position import PositionError
+from ..rules import Rules
+from ..rules.loading import MAX_POINTS, PRESET_NAMES, rules_from_dict, to_dict
+from ..work import Progress, working
+from .play import view_position
+from ..solver import solve
+from ..solver.api import table_players
 
 #: The format name and version of a game log (a game played with dice).
 GAME_FORMAT, GAME_VERSION = "cinqmille-game", 1
@@ -375,8 +379,6 @@ def choice_words(choice: Choice) -> str:
 
 def _decision(result: Any, asked: _Asked) -> Decision | None:
     """The reviewed decision of one question (None when the advice has no chance to give for it)."""
-    from .play import view_position
-
     view = asked.view
     offer = None if asked.offer is None else (asked.offer.points, asked.offer.dice)
     position = view_position(result, view, offer)
@@ -513,9 +515,6 @@ def review_sheet(rules: Rules, names: Sequence[str], entries: Sequence[Any], que
 
 def default_result(rules: Rules) -> ResultFor:
     """The solved `win` table that `advise` reads at a table of n players (`api.table_players`; solved if need be)."""
-    from .solver import solve
-    from .solver.api import table_players
-
     def result_for(players: int) -> Any:
         return solve(rules, "win", players=table_players(rules, players))
 

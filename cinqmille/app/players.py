@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import CinqmilleError
-from .rules import Rules
+from ..errors import CinqmilleError
+from ..rules import Rules
+from ..policies import parse_policy
 
 HUMAN = "human"
 #: Other names of policies.
@@ -45,8 +46,6 @@ def parse_players(text: str, rules: Rules | None = None, *, humans: bool = False
 
 def check_policy(spec: str, rules: Rules, label: str = "--players", humans: bool = False) -> None:
     """Refuse a policy name that `parse_policy` does not know (without building the solved ones)."""
-    from .policies import parse_policy
-
     name, _, arg = spec.partition(":")
     if name in SOLVED:
         if arg:

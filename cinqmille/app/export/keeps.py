@@ -8,14 +8,19 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from ..errors import CinqmilleError
-from ..rules import Rules
-from ..rules.bank import UNIT
+from ...table.policy import policy_of
+from ...errors import CinqmilleError
+from ...rules import Rules
+from ...rules.bank import UNIT
 from .columns import EVERY, MAX_EVERY_ROWS, SCORELESS, Columns, kinds_of
+from ...solver.choice import block_graph, ranking
+from ...table.rows import same_keep
+from ...dice import dice_tables
+from ...table.locate import locate_rows
 
 if TYPE_CHECKING:
-    from ..solver import SolveResult
-    from ..solver.rows import TurnRows
+    from ...solver import SolveResult
+    from ...table.rows import TurnRows
 
 def _keep_arrays(n: int, pdt: type, every: bool) -> Columns:
     """The empty columns of `n` keep rows that `_fill_keeps` fills (with `every`, the columns `EVERY` too)."""
@@ -43,9 +48,6 @@ def _fill_keeps(block: TurnRows, rr: np.ndarray, tt: np.ndarray, info: "_Rolls",
     the keep the solve took (`TurnRows.keep` of the roll's class), or with `every` (the states' banked
     scores, units) every legal keep ranked as `keep_choices` ranks them (the solve's first), with its chance
     to win (`TurnRows.keep_values`) and expected points (`TurnRows.expectation`)."""
-    from ..solver.choice import block_graph, ranking
-    from ..solver.rows import same_keep
-
     graph = block_graph(block)
     for pos, ids in info.groups:
         values = block.keep_values(rr, tt, info.units[ids], info.left[ids], info.win[ids])
@@ -123,8 +125,6 @@ class _Rolls:
 def _rolls(rules: Rules) -> dict[int, _Rolls]:
     """`_Rolls` of every number of dice: rolls with the same number of keeps form one group, keeps in the dice
     table's order."""
-    from ..dice import dice_tables
-
     out = {}
     for m, table in dice_tables(rules).items():
         count = np.diff(table.keep_start)
@@ -172,7 +172,7 @@ def keep_rows(result: "SolveResult", cols: Columns, progress: Callable[[float], 
     `max_rows` rows (default `MAX_EVERY_ROWS`) are refused before they are computed.
     """
     rules = result.rules
-    policy = result.policy
+    policy = policy_of(result)
     rolls = _rolls(rules)
     sel = np.flatnonzero(cols["action"] == "roll")
     me, opp, turn, dice = (cols[c][sel].astype(np.int64) for c in ("me", "opp", "turn", "dice"))
@@ -192,8 +192,6 @@ def keep_rows(result: "SolveResult", cols: Columns, progress: Callable[[float], 
     out.update(_keep_arrays(int(start[-1]), pdt, every))
     if not len(sel):
         return out
-    from ..solver.locate import locate_rows
-
     r = locate_rows(policy, me // UNIT, opp // UNIT, kinds=kind)
     t = turn // UNIT
     for lo in range(0, len(sel), chunk):

@@ -9,8 +9,8 @@ import numpy as np
 
 from ..rules import Rules
 from ..rules.bank import UNIT
-from .choice import roll_classes
-from .kernel import KeepGraph, Prediction
+from ..solver.choice import roll_classes
+from ..solver.keeps import KeepGraph, Prediction
 from .turn_eval import TurnPlay, bank_gain
 
 

@@ -6,10 +6,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..words import number_word
+from ...words import number_word
+from ...solver.turns import counted
 
 if TYPE_CHECKING:
-    from ..solver import SolveResult
+    from ...solver import SolveResult
 
 COLUMNS: tuple[str, ...] = ("me", "opp", "seat", "turn", "dice", "action", "win", "bank", "roll")
 KEEP_COLUMNS: tuple[str, ...] = ("me", "opp", "seat", "turn", "dice", "rolled", "keep", "points", "left", "then")
@@ -141,8 +142,6 @@ def columns_of(players: int, scoreless: int = 0, every: bool = False) -> tuple[t
 def kind_labels(result: "SolveResult") -> list[tuple[int, dict[str, int]]]:
     """Every kind of row of a two-player table (`solver.turns`) and its label columns: the seat (under
     last_round both seats, else seat 0), or the counters (scoreless_me, scoreless_opp) of a counted zero_turns."""
-    from ..solver.turns import counted
-
     c = counted(result.rules)
     if c:
         return [(k, dict(zip(SCORELESS, divmod(k, c)))) for k in range(c * c)]
@@ -151,8 +150,6 @@ def kind_labels(result: "SolveResult") -> list[tuple[int, dict[str, int]]]:
 
 def kinds_of(result: "SolveResult", cols: Columns) -> np.ndarray:
     """The kind of row (`kind_labels`) of each exported row, from its label columns."""
-    from ..solver.turns import counted
-
     c = counted(result.rules)
     if c:
         return cols["scoreless_me"].astype(np.int64) * c + cols["scoreless_opp"].astype(np.int64)

@@ -1,8 +1,7 @@
 """Where a position is read in a policy table: the one reading of a `Position` (`locate`) and its vector form
 for arrays of games (`locate_rows`).
 
-A policy table of ``n`` seats (the two-player `policy.PolicyTable`, the
-`SeatsTable` of three players or more) has a row per kind and tuple of banked
+A policy table of ``n`` seats (`policy.PolicyTable`, any number of seats) has a row per kind and tuple of banked
 scores: row ``kind * S^n + ravel(i_mover, i_1, ..., i_{n-1})`` (``i`` the index
 of a score among the ruleset's possible ones, the opponents in playing order
 from the mover). The kind is what a two-player row knows besides the scores
@@ -16,20 +15,23 @@ A last turn of a last round (`Position.target`) is a row of its own
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Callable, Protocol
 
 import numpy as np
 
 from ..errors import CinqmilleError
-from ..position import Position
+from .position import Position, PositionError
 from ..rules import Rules
 from ..rules.bank import UNIT
-from .grid import ScoreGrid
-from .n_player import threatening
+from ..solver.choice import ranking
+from ..solver.grid import ScoreGrid
+from ..solver.n_player import threatening
+from .policy import policy_of
+from ..solver.result import SolveResult, at_starts
 from .rows import TurnRows
-from .turns import counted
+from ..solver.turns import counted
 
 
 class Table(Protocol):
@@ -117,15 +119,67 @@ def locate_rows(table: Table, mover: Any, *others: Any, kinds: Any = 0) -> np.nd
     return np.asarray(row)
 
 
-def locate(table: Any, position: Position) -> tuple[TurnRows, int]:
-    """(block, row) where a position is read in a policy table: my last turn when `target` is set (a
-    two-player table's `last_turn`), else the row of its scores and kind (`locate_rows`)."""
-    if position.target is not None:
-        if table.players != 2:
-            raise CinqmilleError("a last round is read at the two-player table")
-        block: TurnRows
-        block, r = table.last_turn(position.me // UNIT, position.target // UNIT)
-        return block, r
+def locate(table: Any, position: Position, options: bool = False) -> tuple[TurnRows, int]:
+    """(block, row) where a position is read in a policy table: my last turn when `target` is set (the table's
+    `last_turn`), else the row of its scores and kind (`locate_rows`). With `options` (the advice) the block
+    holds every option's value: a larger table, which holds each state's value only, gives one kernel pass for
+    the row (`PolicyTable.options`, of the position's `seat`)."""
     others = position.others if position.others is not None else (position.opp,)
-    return table, int(locate_rows(table, position.me // UNIT, *(o // UNIT for o in others),
-                                  kinds=kind(table, position)))
+    me = position.me // UNIT
+    if position.target is not None:
+        if table.players == 2:
+            block: TurnRows
+            block, r = table.last_turn(me, position.target // UNIT)
+            return block, r
+        seat = min(position.seat, table.players - 1)
+        later = tuple(o // UNIT for o in others[: table.players - 1 - seat])
+        return table.last_turn(me, position.target // UNIT, seat, later)  # type: ignore[no-any-return]
+    if options and not table.options_held:
+        read = reduced(table.players, me, *(o // UNIT for o in others))
+        return table.options(tuple(int(x) for x in read), position.seat)  # type: ignore[no-any-return]
+    return table, int(locate_rows(table, me, *(o // UNIT for o in others), kinds=kind(table, position)))
+
+
+def spot(result: SolveResult, position: Position) -> tuple[TurnRows, int]:
+    """(block, row) of the solved `result`'s policy table where a position is read, every option's value held
+    (`locate` with `options`; my last turn when `target` is set): the advice's reading. A seat still on a head
+    start below the opening is read from the result with those rows (`at_starts`)."""
+    result.need("win")
+    others = position.others
+    started = at_starts(result, (position.me, position.opp) + tuple(others or ()))  # a head start not yet opened
+    if started is not result:
+        return spot(started, position)
+    if result.players > 2:
+        if others is None or len(others) < result.players - 1:
+            raise PositionError(f"`opp`: a {result.players}-player table needs the scores of all "
+                                f"{result.players - 1} opponents")
+        if not 0 <= position.seat < result.players:
+            raise PositionError(f"seat must be 0 (opens each round) to {result.players - 1}, got {position.seat}",
+                                field="seat")
+        if result.seats == 1 and position.seat:
+            position = replace(position, seat=0)  # every seat plays alike
+    elif position.target is None:
+        result.seat_of(position.seat)  # refuse a seat the table does not have
+    return locate(policy_of(result), position, options=True)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One choice at a take-over offer (`offer_options`), with its value."""
+
+    win: float  # value of the option (probability of winning for the win objective)
+    action: str | None = None  # "start" (afresh) or "take_over"
+
+
+def offer_options(result: SolveResult, position: Position) -> list[Option]:
+    """At a turn start with a take-over offered: take it over (roll from it) or start afresh, best first."""
+    result.need("win")
+    position.validate(result.rules)
+    if position.offer is None:
+        raise PositionError("no take-over offer given")
+    block, r = spot(result, position)
+    t, m = position.offer[0] // UNIT, position.offer[1]
+    values = block.offer_values(r, t, m)
+    actions = ("start", "take_over")  # the tie-break order; the solve's choice first (`TurnRows.takes_over`)
+    return [Option(win=float(values[j]), action=actions[j])
+            for j in ranking(values, block.tie, int(block.takes_over(r, t, m)))]

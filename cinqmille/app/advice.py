@@ -22,7 +22,7 @@ mean points the turn banks if the player takes it and then plays as advised
 fails at once (`bust`). The values, the ranking and its tie-break (bank before
 roll; among keeps an instant win, then more points, then more dice in hand;
 start afresh before taking over; roll plainly before announcing) and the
-expected points are the policy table's (`cinqmille.solver.policy`), so the
+expected points are the policy table's (`cinqmille.table.policy`), so the
 best option is the move that every player of the project makes.
 
 The sentence says when the choice barely matters (the best two options within
@@ -32,18 +32,32 @@ lot (`DECISIVE`, five points or more).
 
 from __future__ import annotations
 
-import re
-
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from .position import Position, PositionError
-from .rules import Rules
-from .rules.bank import UNIT, BankRules
-from .words import number_word, players_words, reduction_words, threat_words
+from ..table.locate import offer_options, spot
+from ..table.position import Position, PositionError
+from ..rules import Rules
+from ..rules.bank import UNIT, BankRules
+from ..words import (
+    BOUND,
+    RULE_OFF,
+    dice_words,
+    faces_words,
+    keep_words,
+    number_word,
+    pct,
+    pct_pair,
+    players_words,
+    reduction_words,
+)
+from ..solver import parse_faces
+from ..table.rows import keep_choices
+from ..solver.choice import ranking
+from ..solver.choice import best
 
 if TYPE_CHECKING:  # keep start-up light: the solver is imported by the caller
-    from .solver import SolveResult
+    from ..solver import SolveResult
 
 #: Best two options closer than this (0.5 percentage points of the chance to win): the choice barely matters.
 CLOSE = 0.005
@@ -201,9 +215,6 @@ def _decide(result: "SolveResult", position: Position, roll: str | tuple[int, ..
         if position.offer is not None:
             return _offer(result, position, exact, assumptions)
         return _bank_or_roll(result, position, exact, assumptions)
-    from .solver import parse_faces
-    from .solver.rows import keep_choices
-
     faces = parse_faces(roll, rules)
     if position.dice is not None and position.dice != len(faces):
         raise PositionError(f"the roll has {dice_words(len(faces))} but --dice says {position.dice} "
@@ -212,7 +223,7 @@ def _decide(result: "SolveResult", position: Position, roll: str | tuple[int, ..
         raise PositionError("`offer` is a choice at the start of a turn: give no `roll` with it")
     position = replace(position, dice=len(faces)).validate(rules)
     position = position.as_last_turn()
-    block, r = result.spot(position)
+    block, r = spot(result, position)
     expect = block.expectation(r, position.me // UNIT)
     choices = []
     for k in keep_choices(block, r, position.turn, faces):
@@ -245,9 +256,9 @@ def _solved_figure(advice: Advice, result: "SolveResult") -> Figure:
         seats = (*first, 1.0 - sum(first))
     if advice.exact:
         return Figure("exact", seats=seats, players=players, table=players)
-    if any(_RULE_OFF.match(a) or "needs a score history" in a for a in advice.assumptions):
+    if any(RULE_OFF.match(a) or "needs a score history" in a for a in advice.assumptions):
         return Figure("relaxed", seats=seats, players=players, table=players)
-    bound = max((float(x) for a in advice.assumptions for x in _BOUND.findall(a)), default=result.residual)
+    bound = max((float(x) for a in advice.assumptions for x in BOUND.findall(a)), default=result.residual)
     return Figure("settled", margin=max(bound, result.residual), seats=seats, players=players, table=players)
 
 
@@ -255,7 +266,7 @@ def _this_game(advice: Advice, players: int, table: int) -> Advice:
     """An answer of a game of `players` read from the table of `table` players: the table's decision, and every
     chance this game's, estimated by playing the game out from each option (`simulation.estimate`); where the
     simulator cannot play the ruleset, no chance at all (kind "none")."""
-    from .simulation.estimate import Start, estimate, why_not
+    from ..simulation.estimate import Start, estimate, why_not  # lazy: start-up time (only beyond the solved table)
 
     rules, pos = advice.rules, advice.position
     assert pos.others is not None
@@ -316,10 +327,8 @@ def _this_game(advice: Advice, players: int, table: int) -> Advice:
 
 def _bank_or_roll(result: "SolveResult", position: Position, exact: bool, assumptions: tuple[str, ...]) -> Advice:
     """Bank, roll plainly, or (two dice, `prediction`) announce and roll: the table's moves, ranked."""
-    from .solver.choice import ranking
-
     rules = result.rules
-    block, r = result.spot(position)
+    block, r = spot(result, position)
     t, m = position.turn // UNIT, position.hand(rules)
     values = block.moves(r, t, m)
     expected = block.expectation(r, position.me // UNIT).moves(t, m)
@@ -335,18 +344,16 @@ def _bank_or_roll(result: "SolveResult", position: Position, exact: bool, assump
 
 def _offer(result: "SolveResult", position: Position, exact: bool, assumptions: tuple[str, ...]) -> Advice:
     """A take-over offered at the start of the turn: take it over, or start afresh with all the dice."""
-    from .solver.choice import best
-
     rules = result.rules
     assert position.offer is not None
-    block, r = result.spot(position)
+    block, r = spot(result, position)
     expect = block.expectation(r, position.me // UNIT)
     t, m = position.offer[0] // UNIT, position.offer[1]
     rolling = 1 + int(best(block.moves(r, t, m)[1:]))  # the roll the offer takes: plainly or with an announcement
     figures = {"start": (float(expect.state(0, rules.dice)), float(block.roll_busts(rules.dice)[1])),
                "take_over": (float(expect.moves(t, m)[rolling]), float(block.roll_busts(m)[rolling]))}
     choices = [Choice(win=o.win, loss=0.0, action=o.action, expected=figures[o.action or ""][0],
-                      bust=figures[o.action or ""][1]) for o in result.offer_options(position)]
+                      bust=figures[o.action or ""][1]) for o in offer_options(result, position)]
     ranked = _with_losses(choices)
     return Advice(result.rules, position, None, ranked[0].win, ranked, exact, assumptions)
 
@@ -360,44 +367,6 @@ def _with_losses(ranked: list[Choice]) -> tuple[Choice, ...]:
 
 
 # -- words --------------------------------------------------------------------------------
-def pct(p: float, decimals: int = 1) -> str:
-    """A probability as a percentage: 0.5412 -> '54.1 %'."""
-    return f"{100 * p:.{decimals}f} %"
-
-
-def pct_pair(a: float, b: float) -> tuple[str, str]:
-    """Two probabilities with enough decimals to tell them apart (1 to 4)."""
-    for decimals in range(1, 5):
-        x, y = pct(a, decimals), pct(b, decimals)
-        if x != y:
-            return x, y
-    return x, y
-
-
-def dice_words(n: int, full: bool = False) -> str:
-    """'3 dice', '1 die', or 'all 5 dice' after a full hand."""
-    if full:
-        return f"all {n} dice"
-    return f"{n} {'die' if n == 1 else 'dice'}"
-
-
-def keep_words(keep: tuple[int, ...], rolled: int) -> str:
-    """'the 1 and the 5', 'the three 3s', or 'all 5 dice' (a straight)."""
-    if len(keep) == rolled and rolled > 1 and len(set(keep)) > 1:
-        return f"all {rolled} dice"
-    parts = []
-    for face in sorted(set(keep)):
-        n = keep.count(face)
-        parts.append(f"the {face}" if n == 1 else f"the {number_word(n)} {face}s")
-    if len(parts) == 1:
-        return parts[0]
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
-def faces_words(faces: tuple[int, ...]) -> str:
-    return "-".join(map(str, faces))
-
-
 def figure_words(figure: Figure) -> str:
     """How the chances of an answer were obtained, in a player's words.
 
@@ -576,127 +545,3 @@ def _sentence_bank_or_roll(advice: Advice) -> str:
     here, there = pct_pair(best.win, other.win)
     alt = f"banking {pos.turn}" if other.action == "bank" else f"announcing {other.points} and rolling"
     return f"{roll_words.capitalize()}: {here} to win; {alt} gives {there}."
-
-
-_CHASE = re.compile(r"^\d+ players: on (\d+) bust cycles? of scores")
-_BOUND = re.compile(r"(?:at most|residual) (\d(?:\.\d+)?e[-+]\d+)")
-_READ_FROM = re.compile(r"^with (\d+) players: read from the (\d+)-player table")
-_MEASURED = re.compile(r"cost a seat at most (\d+\.\d+) points")
-_RULE_OFF = re.compile(r"^(\w+)(?: = \w+)?: .*solved as if (?:the rule were|it were) off")
-
-
-def plain_assumption(text: str) -> str:
-    """An assumption of the solver in a player's words (the technical text is `advise --verbose` and --json's).
-
-    >>> plain_assumption("last_round: not yet solved for 3 players; solved as if the rule were off")
-    "the rule 'last_round' is left out (the figures are as if it were off)"
-    """
-    chase = _CHASE.match(text)
-    if chase:
-        cycles = int(chase.group(1))
-        bound = max((float(x) for x in _BOUND.findall(text)), default=0.0)
-        within = f"{max(bound * 100, 1e-4):.1g}".replace("e-0", "e-")
-        where = "one rare position" if cycles == 1 else f"{cycles} rare positions"
-        return (f"exact except in {where} (scores where two players' choices chase each other), where the figures "
-                f"are within {within} %")
-    read = _READ_FROM.match(text)
-    if read:
-        seats, table = int(read.group(1)), int(read.group(2))
-        measured = _MEASURED.search(text)
-        cost = (f"; measured in the exact four-player game, playing it costs a seat at most {measured.group(1)} "
-                f"points of chance" if measured else "; what playing it costs at this size is not measured")
-        return (f"the move is the decision of the {table}-player game against {threat_words(table - 1)}, not of "
-                f"this game of {seats}{cost}")
-    rule = _RULE_OFF.match(text)
-    if rule:
-        return f"the rule '{rule.group(1)}' is left out (the figures are as if it were off)"
-    return text
-
-
-def notes_text(exact: bool, assumptions: tuple[str, ...], verbose: bool = False,
-               figure: Figure | None = None) -> list[str]:
-    """The note under an answer when the figures are not exact: how they were obtained (`figure`), then the
-    solver's assumptions in a player's words, or technical (`verbose`)."""
-    if exact:
-        return []
-    head = [] if figure is None or figure.kind in ("exact", "relaxed") else \
-        [f"{'these chances are ' if figure.kind != 'none' else ''}{figure_words(figure)}."]
-    if verbose:
-        return [*(f"Note: {h}" for h in head), "Note: this ruleset is not solved exactly; the solver assumes:",
-                *(f"  - {a}" for a in assumptions)]
-    plain = [plain_assumption(a) for a in assumptions]
-    if len(plain) == 1 and not head:
-        return [f"Note: {plain[0]} (--verbose says how)."]
-    return [*(f"Note: {h}" for h in head), "Note (--verbose says how):", *(f"  - {a}" for a in plain)]
-
-
-def render_text(advice: Advice, verbose: bool = False) -> list[str]:
-    """The human answer of `cinqmille advise`: the position, the ranked options, the sentence, notes (in a
-    player's words; the solver's technical assumptions with `verbose`)."""
-    rules, pos = advice.rules, advice.position
-    setaside = f"{pos.turn} set aside" if pos.turn else "nothing set aside"
-    opponent = f"opponent {_score(rules, pos.opp)}" if pos.others is None else \
-        "opponents " + ", ".join(_score(rules, o) for o in pos.others)
-    if pos.target is not None:
-        opponent = f"your last turn against {pos.target}"
-    elif rules.last_round:
-        opponent += ", you open the round" if pos.seat == 0 else ", you play second in the round"
-    head = f"Rules '{rules.name}': you {_score(rules, pos.me)}, {opponent}, {setaside}, "
-    lines = []
-    if pos.offer is not None:
-        lines.append(f"Rules '{rules.name}': you {_score(rules, pos.me)}, {opponent}; the opponent banked "
-                     f"{pos.offer[0]} with {dice_words(pos.offer[1])} in hand: take it over?")
-        labels = {"take_over": f"take over {pos.offer[0]}", "start": "start afresh"}
-        width = max(len(v) for v in labels.values())
-        lines.append(f"  {'move':<{width}}  {_HEAD}")
-        for o in advice.options:
-            lines.append(f"  {labels[o.action or '']:<{width}}  {_figures(o, _is_best(advice, o))}")
-    elif advice.roll is None:
-        lines.append(head + f"{dice_words(pos.hand(rules))} in hand.")
-        rows = [(f"{o.action} {pos.turn}" if o.action == "bank"
-                 else f"announce {o.points}, roll" if o.action == "predict"
-                 else f"roll {dice_words(pos.hand(rules))}", o) for o in advice.options]
-        width = max(len(r[0]) for r in rows)
-        lines.append(f"  {'move':<{width}}  {_HEAD}")
-        for label, o in rows:
-            lines.append(f"  {label:<{width}}  {_figures(o, _is_best(advice, o))}")
-    else:
-        lines.append(head + f"rolled {faces_words(advice.roll)}.")
-        if advice.options:
-            keep_rows: list[tuple[str, str, str, Choice]] = []
-            for o in advice.options:
-                then = {"win": "wins at once", "bust": "past the goal: bust"}.get(o.then or "", "")
-                if o.then == "bank":
-                    then = f"bank {o.turn}"
-                elif o.then == "roll":
-                    full = o.dice == rules.dice and len(o.keep or ()) == len(advice.roll)
-                    then = f"roll {dice_words(o.dice or 0, full)} (turn {o.turn})"
-                keep_rows.append(("-".join(map(str, o.keep or ())), str(o.points), then, o))
-            wk = max(4, max(len(r[0]) for r in keep_rows))
-            wt = max(4, max(len(r[2]) for r in keep_rows))
-            lines.append(f"  {'keep':<{wk}}  {'points':>6}  {'then':<{wt}}  {_HEAD}")
-            for keep, points, then, o in keep_rows:
-                lines.append(f"  {keep:<{wk}}  {points:>6}  {then:<{wt}}  {_figures(o, _is_best(advice, o))}")
-    lines.append(advice.sentence)
-    lines.extend(notes_text(advice.exact, advice.assumptions, verbose, advice.figure))
-    return lines
-
-
-def _score(rules: Rules, score: int) -> str:
-    return f"{score} (not opened)" if score == 0 and rules.opening else str(score)
-
-
-_HEAD = f"{'win':>8}  {'expected':>8}  {'bust':>7}  vs best"
-
-
-def _is_best(advice: Advice, o: Choice) -> bool:
-    """The best option, or one the table ties with it (estimates: only the first, their gaps being noise)."""
-    return o is advice.options[0] or (o.loss == 0 and advice.figure.kind != "estimated")
-
-
-def _figures(o: Choice, first: bool) -> str:
-    """The columns win, expected (points banked), bust (next roll) and vs best of one option (`first`: the best)."""
-    bust = "-" if o.bust is None else pct(o.bust, 1)
-    win = "?" if o.win != o.win else pct(o.win, 2)
-    loss = "?" if o.loss != o.loss else "best" if first else f"-{100 * o.loss:.2f} points"
-    return f"{win:>8}  {o.expected:>8.1f}  {bust:>7}  {loss}"
