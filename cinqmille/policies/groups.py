@@ -6,11 +6,14 @@ scores, each by one kernel pass, compiled by Numba. A fresh process that
 answers one question (`cinqmille advise`) spent most of its second on Numba's
 import and first call for that one group. The *groups file* holds every group
 of the complete table as members of a zip (`np.savez_compressed`, no pickle),
-``g<group>-<array>``, one per array the table holds (`NAMES`: the values of
-banking and rolling, the solve's decisions σ, move, keep, keep after an
-announcement, take-over, and the announcement's values): the very numbers
+one member ``g<group>`` per group: the bytes of the arrays the table holds
+(`NAMES`: the values of banking and rolling, the solve's decisions σ, move,
+keep, keep after an announcement, take-over, and the announcement's values),
+one after the other, their dtypes and shapes the table's own: the very numbers
 and decisions of the kernel's passes (the complete table is built by the same
-passes, `LazyGroups.complete`).
+passes, `LazyGroups.complete`). One member per group keeps the zip's
+directory short (a few hundred entries, read once per file opened), so that an
+advice reads its group in a few milliseconds.
 
 `GroupTable` is a `PolicyTable` whose groups are read from the file instead
 of computed: a group is read when first needed, and taken only when its
@@ -46,8 +49,8 @@ from ..solver import cache
 from ..solver.choice import differs, sample_groups
 from ..solver.policy import PolicyTable
 
-#: The format of a groups file (raised when its columns change).
-FORMAT = 2
+#: The format of a groups file (raised when its columns change; 3: one zip member per group).
+FORMAT = 3
 #: Largest difference between a group's stored turn starts and the solved chances.
 START_TOL = 1e-9
 #: Largest metadata record read (bytes: a checksum per group, about 70 bytes each).
@@ -106,7 +109,8 @@ def write_groups(result: Any) -> Path:
     path = groups_path(result.rules)
     groups = [_arrays(table, _cells(table, g)[1]) for g in range(len(table._done))]
     sums = [_sum(arrays) for arrays in groups]
-    blocks = {f"g{g}-{name}": block for g, arrays in enumerate(groups) for name, block in arrays.items()}
+    blocks = {f"g{g}": np.frombuffer(b"".join(arrays[name].tobytes() for name in NAMES if name in arrays),
+                                     dtype=np.uint8) for g, arrays in enumerate(groups)}
     meta = {"format": FORMAT, "table": _spec(result.rules).identity(), "groups": sums,
             "checksum": hashlib.sha256("".join(sums).encode()).hexdigest()}
     payload = {**blocks, "meta": np.array(json.dumps(meta))}
@@ -118,7 +122,10 @@ def write_groups(result: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, write, public=False)
     cache.vouch(path, meta)
-    cache.prune_stale(path)
+    cache.prune_stale(path)  # other solver versions
+    for old in path.parent.glob(f"{path.name.split('-groups-t')[0]}-groups-t*-{content_key(result.rules)}-*.npz"):
+        if old != path and cache.cache_file(old):  # other formats of this ruleset's groups file
+            old.unlink(missing_ok=True)
     return path
 
 
@@ -142,15 +149,21 @@ class GroupTable(PolicyTable):
     def _read(self, g: int) -> dict[str, np.ndarray]:
         """The stored arrays of group g, checked against its checksum and the solved turn starts."""
         rows, cells = _cells(self, g)
-        want_arrays = {name: getattr(self, name) for name in NAMES if getattr(self, name) is not None}
-        arrays = {}
+        wholes = {name: getattr(self, name) for name in NAMES if getattr(self, name) is not None}
+        shapes = {name: (cells.stop - cells.start,) + whole.shape[1:] for name, whole in wholes.items()}
+        sizes = {name: int(np.prod(shape)) * wholes[name].dtype.itemsize for name, shape in shapes.items()}
         with zipfile.ZipFile(self._path) as archive:
-            for name, whole in want_arrays.items():
-                with archive.open(f"g{g}-{name}.npy") as handle:
-                    block = np.lib.format.read_array(handle, allow_pickle=False)
-                if block.dtype != whole.dtype or block.shape != (cells.stop - cells.start,) + whole.shape[1:]:
-                    raise cache.CorruptTable(f"{self._path}: group {g} has the wrong shape ({name[:-2]})")
-                arrays[name] = block
+            info = archive.getinfo(f"g{g}.npy")
+            if info.file_size > sum(sizes.values()) + 1024:  # an .npy header is at most a few hundred bytes
+                raise cache.CorruptTable(f"{self._path}: group {g} has the wrong size")
+            with archive.open(info) as handle:
+                block = np.lib.format.read_array(handle, allow_pickle=False)
+        if block.dtype != np.uint8 or block.shape != (sum(sizes.values()),):
+            raise cache.CorruptTable(f"{self._path}: group {g} has the wrong size")
+        arrays, at = {}, 0
+        for name, whole in wholes.items():  # the table's arrays, in the order of `NAMES` (as written)
+            arrays[name] = block[at:at + sizes[name]].view(whole.dtype).reshape(shapes[name])
+            at += sizes[name]
         if _sum(arrays) != self._sums[g]:
             raise cache.CorruptTable(f"{self._path}: group {g} does not match its checksum")
         d = self.dice
