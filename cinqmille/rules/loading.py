@@ -15,10 +15,10 @@ import stat
 import tomllib
 from collections.abc import Iterable
 from dataclasses import replace
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from .. import data
 from ..errors import CinqmilleError
 from .model import FinalStretch, Rules, Straights, ZeroTurns
 
@@ -129,7 +129,7 @@ def _short(value: Any) -> str:
 
 def preset_path(name: str) -> Path:
     """The installed TOML file of preset `name`."""
-    return Path(str(resources.files("cinqmille.data").joinpath("presets", f"{name}.toml")))
+    return Path(str(data.__file__)).parent / "presets" / f"{name}.toml"  # not `importlib.resources`: start-up time
 
 
 def _read_toml(path: Path, source: str) -> dict[str, Any]:
