@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import importlib
 import json
 import os
 import stat
@@ -18,7 +19,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from .. import data
 from ..errors import CinqmilleError
 from .model import FinalStretch, Rules, Straights, ZeroTurns
 
@@ -129,7 +129,8 @@ def _short(value: Any) -> str:
 
 def preset_path(name: str) -> Path:
     """The installed TOML file of preset `name`."""
-    return Path(str(data.__file__)).parent / "presets" / f"{name}.toml"  # not `importlib.resources`: start-up time
+    data = importlib.import_module("cinqmille.data")  # its folder, not `importlib.resources`: start-up time
+    return Path(str(data.__file__)).parent / "presets" / f"{name}.toml"
 
 
 def _read_toml(path: Path, source: str) -> dict[str, Any]:
