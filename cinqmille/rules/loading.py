@@ -7,7 +7,6 @@ Every error is a `RulesError` whose message names the file and the key.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import importlib
 import json
@@ -117,6 +116,8 @@ class _Checker:
 
 def unknown_key(key: str, known: "Iterable[str]") -> str:
     """'unknown key', with the closest known key when one is close ('unknown key (did you mean 'opening'?)')."""
+    import difflib  # lazy: start-up time (only a misspelt key needs it)
+
     close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.75)
     return f"unknown key (did you mean '{close[0]}'?)" if close else "unknown key"
 
