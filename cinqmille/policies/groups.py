@@ -14,7 +14,8 @@ and decisions of the kernel's passes (the complete table is built by the same
 passes, `LazyGroups.complete`). One member per group keeps the zip's
 directory short (a few hundred entries, read once per file opened), so that an
 advice reads its group in a few milliseconds. The file also holds the ruleset's dice tables
-(``dice<n>-<field>``, `dice.tables.DiceTable`), which a fresh process would
+(`dice.tables.DiceTable`, one member ``dice``: the bytes of their arrays, whose
+names, dtypes and shapes the metadata lists), which a fresh process would
 otherwise build in Python (about 20 ms for `standard`): they are taken from a
 file vouched for (`take_dice`), checked against their own checksum.
 
@@ -60,8 +61,8 @@ FORMAT = 3
 START_TOL = 1e-9
 #: Largest metadata record read (bytes: a checksum per group, about 70 bytes each).
 MAX_META_BYTES = 20_000_000
-#: Largest array of a dice table read (bytes: six dice have 462 rolls and some thousands of keeps, about 0.3 MB).
-MAX_DICE_BYTES = 4 << 20
+#: Largest member of dice tables read (bytes: six dice have 462 rolls and some thousands of keeps, about 1 MB).
+MAX_DICE_BYTES = 16 << 20
 #: Largest table the advise command writes a groups file for (turn states; `standard` has 1.7 million).
 MAX_STATES = 12_000_000
 
@@ -110,8 +111,9 @@ def _sum(arrays: dict[str, np.ndarray]) -> str:
 
 
 def _dice_arrays(rules: Any) -> dict[str, np.ndarray]:
-    """The dice tables of `rules` as the file's members, ``dice<n>-<field>``."""
-    return {f"dice{n}-{name}": getattr(table, name) for n, table in dice_tables(rules).items() for name in TABLE_ARRAYS}
+    """The dice tables of `rules`, their arrays named ``dice<n>-<field>``."""
+    return {f"dice{n}-{name}": np.ascontiguousarray(getattr(table, name)) for n, table in dice_tables(rules).items()
+            for name in TABLE_ARRAYS}
 
 
 def _checksum(meta: dict[str, Any]) -> str:
@@ -130,9 +132,11 @@ def write_groups(result: Any) -> Path:
                                      dtype=np.uint8) for g, arrays in enumerate(groups)}
     dice = _dice_arrays(result.rules)
     meta: dict[str, Any] = {"format": FORMAT, "table": _spec(result.rules).identity(), "groups": sums,
-                            "dice": _sum(dice)}
+                            "dice": _sum(dice),
+                            "dice_layout": [[name, a.dtype.str, list(a.shape)] for name, a in dice.items()]}
     meta["checksum"] = _checksum(meta)
-    payload = {**blocks, **dice, "meta": np.array(json.dumps(meta))}
+    blocks["dice"] = np.frombuffer(b"".join(a.tobytes() for a in dice.values()), dtype=np.uint8)
+    payload = {**blocks, "meta": np.array(json.dumps(meta))}
 
     def write(tmp: Path) -> None:
         with open(tmp, "wb") as handle:
@@ -254,20 +258,40 @@ def _meta(archive: zipfile.ZipFile, path: Path) -> dict[str, Any]:
     return meta
 
 
+def _plain(text: Any) -> np.dtype | None:
+    """The dtype `text` names if it is a plain number or boolean of at most 8 bytes (a dice table's), else None."""
+    try:
+        kind = np.dtype(str(text))
+    except (TypeError, ValueError):
+        return None
+    return kind if kind.kind in "biuf" and kind.itemsize <= 8 else None
+
+
 def take_dice(archive: zipfile.ZipFile, path: Path, rules: Any, meta: dict[str, Any]) -> None:
     """Use the dice tables stored in the groups file `path` (open as `archive`) as those of `rules` in this
     process (`dice.tables.take_tables`): read with `allow_pickle=False`, checked against their checksum and
     shapes (`CorruptTable` otherwise). Only for a file vouched for: a file that is not is sampled against the
     kernel, whose passes must then use tables built here."""
-    arrays = {}
-    for n in range(1, rules.dice + 1):
-        for name in TABLE_ARRAYS:
-            member = f"dice{n}-{name}"
-            info = archive.getinfo(f"{member}.npy")
-            if info.file_size > MAX_DICE_BYTES:
-                raise cache.CorruptTable(f"{path}: its dice table of {n} dice is too large")
-            with archive.open(info) as handle:
-                arrays[member] = np.lib.format.read_array(handle, allow_pickle=False)
+    layout = meta.get("dice_layout")
+    names = [f"dice{n}-{name}" for n in range(1, rules.dice + 1) for name in TABLE_ARRAYS]
+    if not isinstance(layout, list) or [item[0] if isinstance(item, list) and len(item) == 3 else None
+                                        for item in layout] != names \
+            or not all(_plain(item[1]) is not None and isinstance(item[2], list) and len(item[2]) <= 2
+                       and all(isinstance(k, int) and 0 <= k <= MAX_DICE_BYTES for k in item[2]) for item in layout):
+        raise cache.CorruptTable(f"{path}: its dice tables are not laid out as a groups file's")
+    shapes = {name: (np.dtype(str(kind)), tuple(shape)) for name, kind, shape in layout}
+    sizes = {name: int(np.prod(shape)) * kind.itemsize for name, (kind, shape) in shapes.items()}
+    info = archive.getinfo("dice.npy")
+    if info.file_size > MAX_DICE_BYTES or sum(sizes.values()) > MAX_DICE_BYTES:
+        raise cache.CorruptTable(f"{path}: its dice tables are too large")
+    with archive.open(info) as handle:
+        block = np.lib.format.read_array(handle, allow_pickle=False)
+    if block.dtype != np.uint8 or block.shape != (sum(sizes.values()),):
+        raise cache.CorruptTable(f"{path}: its dice tables have the wrong size")
+    arrays, at = {}, 0
+    for name, (kind, shape) in shapes.items():
+        arrays[name] = block[at:at + sizes[name]].view(kind).reshape(shape)
+        at += sizes[name]
     if _sum(arrays) != meta["dice"]:
         raise cache.CorruptTable(f"{path}: its dice tables do not match their checksum")
     tables = {n: DiceTable(n, **{name: arrays[f"dice{n}-{name}"] for name in TABLE_ARRAYS})
