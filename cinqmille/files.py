@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -108,6 +107,8 @@ def check_folder(path: Path) -> None:
     if not folder.is_dir():
         raise WriteError(f"{path}: cannot write here ({folder} is not a directory)")
     try:
+        import tempfile  # lazy: start-up time (a warm advice writes nothing)
+
         fd, name = tempfile.mkstemp(prefix=f".{Path(path).name[:80]}.{os.getpid()}.", suffix=".tmp", dir=folder)
         os.close(fd)
         os.unlink(name)
@@ -151,6 +152,8 @@ def atomic_write(path: Path, write: Callable[[Path], None], *, public: bool = Tr
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         clean_stale_tmp(path.parent, path.name)
+        import tempfile  # lazy: start-up time (a warm advice writes nothing)
+
         fd, name = tempfile.mkstemp(prefix=f".{path.name[:80]}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
         raise WriteError(f"{path}: cannot write here ({os_words(exc)})") from None

@@ -1,4 +1,6 @@
-"""The warm `advise` command: the policy read from the cached groups file, without Numba (issue 33)."""
+"""The warm `advise` command: the policy and the dice tables read from the cached groups file, without Numba,
+SciPy or anything else a question does not need (issue 33: within 0.3 s; the time is benchmarks/bench_advise.py's,
+these tests check what the command does and imports)."""
 
 from __future__ import annotations
 
@@ -12,23 +14,30 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cinqmille.table.policy import policy_of
 from cinqmille.app.advice import advise
+from cinqmille.dice import dice_tables, scoring, tables
 from cinqmille.table import groups
+from cinqmille.table.policy import policy_of
 from cinqmille.table.position import Position
 from cinqmille.rules import rules_from_dict
 from cinqmille.solver import solve
 
 ROOT = Path(__file__).resolve().parent.parent
-#: Runs the command line in this process, then says which heavy modules it imported.
+#: Modules a warm advice does without: the kernel's compiler and its users, the engine, NumPy's masked arrays
+#: (`np.unique` imports them), the kernel's thread pool, `importlib.resources` (a preset is read by its path).
+HEAVY = ("numba", "scipy", "cinqmille.engine", "cinqmille.solver.compiled", "numpy.ma", "concurrent.futures",
+         "importlib.resources")
+#: Runs the command line in this process, then says which of `HEAVY` it imported, and how many readings of dice
+#: the scoring computed (0: the dice tables were read, not built).
 PROBE = ("import sys, runpy\n"
          "sys.argv = ['cinqmille'] + sys.argv[1:]\n"
+         "from cinqmille.dice import scoring\n"
          "try:\n"
          "    runpy.run_module('cinqmille', run_name='__main__')\n"
          "except SystemExit as exc:\n"
          "    assert not exc.code, exc.code\n"
-         "print('MODULES', ' '.join(m for m in ('numba', 'scipy', 'cinqmille.engine', 'cinqmille.solver.compiled')"
-         " if m in sys.modules))\n")
+         f"print('MODULES', ' '.join(m for m in {HEAVY!r} if m in sys.modules))\n"
+         "print('READINGS', scoring._readings.cache_info().currsize)\n")
 
 
 def _run(cache: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -42,6 +51,10 @@ def _modules(out: str) -> set[str]:
     return set(line.split()[1:])
 
 
+def _readings(out: str) -> int:
+    return int(next(x for x in out.splitlines() if x.startswith("READINGS")).split()[1])
+
+
 def test_a_warm_advise_imports_no_numba(tiny_rules_file: Path, tmp_path: Path) -> None:
     """The second advise of a ruleset reads its groups file: neither Numba nor SciPy is imported, same answer."""
     args = ("advise", "--rules", str(tiny_rules_file), "--me", "150", "--opp", "300", "--turn", "200",
@@ -49,12 +62,54 @@ def test_a_warm_advise_imports_no_numba(tiny_rules_file: Path, tmp_path: Path) -
     first = _run(tmp_path, *args)
     assert "numba" in _modules(first.stdout)  # the first one solves, and writes the groups file
     assert list(tmp_path.glob("tiny-groups-*.npz"))
+    assert _readings(first.stdout) > 0  # the first one builds the dice tables
     warm = _run(tmp_path, *args)
-    assert not _modules(warm.stdout) & {"numba", "scipy", "cinqmille.solver.compiled"}
+    assert not _modules(warm.stdout), _modules(warm.stdout)
+    assert _readings(warm.stdout) == 0  # read from the groups file
     answer = lambda out: json.loads(out[:out.index("MODULES")])  # noqa: E731
     assert answer(warm.stdout) == answer(first.stdout)
     keep = _run(tmp_path, "advise", "--rules", str(tiny_rules_file), "--me", "150", "--opp", "300", "--roll", "15332")
-    assert "numba" not in _modules(keep.stdout) and "Keep" in keep.stdout
+    assert not _modules(keep.stdout) and _readings(keep.stdout) == 0 and "Keep" in keep.stdout
+    bad = subprocess.run([sys.executable, "-m", "cinqmille", "advise", "--rules", str(tiny_rules_file), "--me", "150",
+                          "--turn", "0", "--dice", "2"], capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                         env={**os.environ, "CINQMILLE_CACHE": str(tmp_path), "PYTHONPATH": str(ROOT)})
+    assert bad.returncode == 2 and "nothing set aside with 2 dice in hand cannot occur" in bad.stderr  # still refused
+
+
+def test_dice_tables_are_read_from_the_groups_file(session_cache: Path) -> None:
+    """A vouched groups file gives the ruleset's dice tables (equal to the built ones, array by array); a dice
+    table that does not match its checksum is one warning, the file deleted, the tables built."""
+    rules = rules_from_dict({"name": "dicey", "goal": 500, "opening": 100, "full_house": 400})
+    result = solve(rules, "win")
+    path = groups.write_groups(result)
+    built = dice_tables(rules)
+    tables._TABLES.pop(rules)  # as in a fresh process: no tables, no scoring remembered
+    for memo in (scoring.legal_keeps, scoring._value, scoring._readings):
+        memo.cache_clear()
+    assert groups.grouped(solve(rules, "win"))
+    taken = dice_tables(rules)
+    assert scoring._readings.cache_info().currsize == 0  # not built: read
+    assert taken is not built and sorted(taken) == sorted(built)
+    for n, table in built.items():
+        for name in tables.TABLE_ARRAYS:
+            mine, theirs = getattr(taken[n], name), getattr(table, name)
+            assert mine.dtype == theirs.dtype and np.array_equal(mine, theirs), (n, name)
+    arrays = dict(np.load(path, allow_pickle=False))
+    layout = json.loads(str(arrays["meta"]))["dice_layout"]
+    at = sum(int(np.prod(shape)) * np.dtype(kind).itemsize for _, kind, shape in
+             layout[:[name for name, _, _ in layout].index("dice3-keep_points")])
+    arrays["dice"] = arrays["dice"].copy()
+    arrays["dice"][at] += 1  # the first keep of 3 dice worth one point more
+    with open(path, "wb") as handle:
+        np.savez_compressed(handle, **arrays)
+    assert groups.grouped(solve(rules, "win"))  # rewritten, so sampled (groups only) and vouched again
+    tables._TABLES.pop(rules)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        assert not groups.grouped(solve(rules, "win"))
+    assert [w for w in said if "dice tables do not match their checksum" in str(w.message)]
+    assert not path.exists()
+    assert np.array_equal(dice_tables(rules)[3].keep_points, built[3].keep_points)  # built again
 
 
 def test_groups_are_the_kernels_numbers(session_cache: Path) -> None:
@@ -79,7 +134,8 @@ def test_a_damaged_group_is_refused_and_computed(session_cache: Path) -> None:
     result = solve(rules, "win")
     path = groups.write_groups(result)
     arrays = dict(np.load(path, allow_pickle=False))
-    arrays["g0-bank_v"] = arrays["g0-bank_v"] + 1e-6
+    arrays["g0"] = arrays["g0"].copy()
+    arrays["g0"][3] ^= 1  # one bit of the group's first value of banking
     with open(path, "wb") as handle:
         np.savez_compressed(handle, **arrays)
     read = solve(rules, "win")

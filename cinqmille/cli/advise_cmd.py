@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..parsing import faces, maybe_whole, quoted, whole
-from ..solver.api import table_players
+from ..solver.api import is_cached, table_players
 from .common import emit_json, friendly_errors, json_option, resolve_rules, rules_option
 
 if TYPE_CHECKING:
@@ -92,8 +92,12 @@ def command(roll_faces: tuple[str, ...], rules_spec: str, me: str | None, opp: s
         raise PositionError(f"the roll has {len(rolled)} {'die' if len(rolled) == 1 else 'dice'} but --dice says "
                             f"{pos.dice} {'is' if pos.dice == 1 else 'are'} in hand")
     in_hand = len(rolled) if rolled is not None else pos.dice
-    replace(pos, dice=in_hand).validate(rules)  # the position asked about, refused before any solve
-    result = load_win_table(rules, 2 if pos.others is None else table_players(rules, len(pos.others) + 1))
+    players = 2 if pos.others is None else table_players(rules, len(pos.others) + 1)
+    asked = replace(pos, dice=in_hand)
+    if not is_cached(rules, players):
+        asked.validate(rules)  # the position asked about, refused before any solve
+    result = load_win_table(rules, players)
+    asked.validate(rules)  # (a cached table first: its groups file holds the dice tables that this reads)
     advice = advise(result, pos, rolled)
     if as_json:
         emit_json(advice.as_dict())

@@ -37,9 +37,13 @@ from .common import friendly_errors, resolve_rules, rules_option
               help="The keep table lists every legal keep of each roll, best first, with its rank, chance to win and "
                    "expected points (about 3 times the rows of the best keeps; more than 25 million rows are "
                    "refused: export a slice).")
+@click.option("--roll-chances", "chances", is_flag=True,
+              help="The keep table gives each roll's chance (column chance: the probability of rolling it with the "
+                   "dice in hand), with one row more per state for the rolls that score nothing (rolled 0, then "
+                   "bust): a state's chances sum to 1.")
 @friendly_errors
 def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp: str | None, opp2: str | None,
-            opp3: str | None, opp4: str | None, players: int, keeps: bool, every: bool) -> None:
+            opp3: str | None, opp4: str | None, players: int, keeps: bool, every: bool, chances: bool) -> None:
     """Write the optimal policy: scores, turn points, dice, best action and chances to win by banking and rolling, and the best keep of every roll."""
     from ..errors import CinqmilleError  # lazy: start-up time (not for --help)
     # lazy: start-up time (not for --help)
@@ -75,6 +79,8 @@ def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp:
             raise CinqmilleError(f"--opp{i} is for --players {i + 1} or more")
     if every and not keeps:
         raise CinqmilleError("--all-keeps lists the keep table: it cannot go with --no-keeps")
+    if chances and not keeps:
+        raise CinqmilleError("--roll-chances is a column of the keep table: it cannot go with --no-keeps")
     mes, opps = parse_scores(me, rules, "--me"), parse_scores(opp, rules, "--opp")
     rest = [parse_scores(given[f"--opp{i}"], rules, f"--opp{i}") for i in range(2, players)]
     check_targets(output, fmt, keeps)  # a device, a FIFO or a directory in the way: refused before the work
@@ -89,11 +95,12 @@ def command(rules_spec: str, fmt: str | None, output: Path, me: str | None, opp:
     size = count * int(reachable(rules, rules.goal // UNIT).sum()) * (EXPORT_COST if keeps else EXPORT_COST_NO_KEEPS)
     with progress_bar(f"Exporting {count:,} {what}", size) as update:
         if players > 2:
-            cols, kept = seat_tables(result, mes, [opps] + rest, keeps, progress=update, every=every)
+            cols, kept = seat_tables(result, mes, [opps] + rest, keeps, progress=update, every=every,
+                                      chances=chances)
         else:
             cols = policy_rows(result, mes, opps, progress=lambda f: update(share * f))
             kept = keep_rows(result, cols, progress=lambda f: update(share + (1 - share) * f),
-                             every=every) if keeps else None
+                             every=every, chances=chances) if keeps else None
     files = write_policy(output, fmt, cols, meta_of(result), kept)
     seconds = time.perf_counter() - start
     size = sum(f.stat().st_size for f in files)

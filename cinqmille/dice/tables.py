@@ -10,7 +10,6 @@ import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
 
 import numpy as np
 
@@ -110,10 +109,39 @@ def build_table(rules: Rules, n: int) -> DiceTable:
     )
 
 
-@lru_cache(maxsize=32)
+#: The dice tables of the rulesets met in this process (`dice_tables`), at most `KEPT` of them.
+_TABLES: dict[Rules, dict[int, DiceTable]] = {}
+KEPT = 32
+#: The arrays of a `DiceTable` (all its fields but `n`), as a table file stores them (`table.groups`).
+TABLE_ARRAYS = tuple(f for f in DiceTable.__slots__ if f != "n")
+
+
 def dice_tables(rules: Rules) -> dict[int, DiceTable]:
-    """Tables for n = 1..D dice in hand, built once per ruleset."""
-    return {n: build_table(rules, n) for n in range(1, rules.dice + 1)}
+    """Tables for n = 1..D dice in hand, built once per ruleset (or taken from a checked file, `take_tables`)."""
+    found = _TABLES.get(rules)
+    if found is None:
+        found = {n: build_table(rules, n) for n in range(1, rules.dice + 1)}
+        take_tables(rules, found)
+    return found
+
+
+def take_tables(rules: Rules, tables: dict[int, DiceTable]) -> None:
+    """Use `tables` as the dice tables of `rules` from now on, unless it has some already: the ones built here,
+    or read from a table file that this user's cinqmille wrote (`table.groups`: a fresh `advise` reads them
+    instead of building them, a fifth of its work). Their shapes are checked here."""
+    if sorted(tables) != list(range(1, rules.dice + 1)):
+        raise ValueError(f"dice tables of {sorted(tables)} dice, expected 1 to {rules.dice}")
+    for n, table in tables.items():
+        rolls, keeps = len(table.counts), len(table.keep_roll)
+        if table.n != n or table.counts.shape != (math.comb(n + 5, 5), 6) or table.keep_start.shape != (rolls + 1,) \
+                or int(table.keep_start[0]) != 0 or int(table.keep_start[-1]) != keeps \
+                or any(getattr(table, f).shape[:1] != (rolls,) for f in ("ways", "prob", "all_scoring")) \
+                or any(getattr(table, f).shape[:1] != (keeps,) for f in TABLE_ARRAYS if f.startswith("keep_") and
+                       f != "keep_start"):
+            raise ValueError(f"the dice table of {n} dice has the wrong shape")
+    if len(_TABLES) >= KEPT and rules not in _TABLES:
+        _TABLES.clear()
+    _TABLES.setdefault(rules, tables)
 
 
 @dataclass(frozen=True, slots=True)

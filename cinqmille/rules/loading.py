@@ -7,15 +7,14 @@ Every error is a `RulesError` whose message names the file and the key.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
+import importlib
 import json
 import os
 import stat
 import tomllib
 from collections.abc import Iterable
 from dataclasses import replace
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -117,6 +116,8 @@ class _Checker:
 
 def unknown_key(key: str, known: "Iterable[str]") -> str:
     """'unknown key', with the closest known key when one is close ('unknown key (did you mean 'opening'?)')."""
+    import difflib  # lazy: start-up time (only a misspelt key needs it)
+
     close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.75)
     return f"unknown key (did you mean '{close[0]}'?)" if close else "unknown key"
 
@@ -129,7 +130,8 @@ def _short(value: Any) -> str:
 
 def preset_path(name: str) -> Path:
     """The installed TOML file of preset `name`."""
-    return Path(str(resources.files("cinqmille.data").joinpath("presets", f"{name}.toml")))
+    data = importlib.import_module("cinqmille.data")  # its folder, not `importlib.resources`: start-up time
+    return Path(str(data.__file__)).parent / "presets" / f"{name}.toml"
 
 
 def _read_toml(path: Path, source: str) -> dict[str, Any]:

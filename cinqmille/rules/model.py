@@ -7,9 +7,9 @@ scoring tables, the engine and the solver read it for everything else.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Literal, Union
+from typing import Any, Literal, Union
 
 from ..errors import CinqmilleError
 from .bank import BankRules
@@ -97,6 +97,19 @@ class Rules:
     prediction: bool = False
     start: tuple[int, ...] = ()  # starting scores per seat, first seat first (missing seats start at 0)
     extra: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
+
+    def __hash__(self) -> int:
+        """The dataclass's hash (of the fields that compare), computed once: a ruleset keys many caches
+        (`functools.lru_cache`), which hash it at every call (a tenth of building its dice tables)."""
+        found: int | None = self.__dict__.get("_hash")
+        if found is None:
+            found = hash(tuple(getattr(self, f.name) for f in fields(self) if f.compare))
+            self.__dict__["_hash"] = found
+        return found
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its hash: another process hashes its strings differently."""
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
 
     # -- derived facts used everywhere -------------------------------------------
     def triple(self, face: int) -> int:

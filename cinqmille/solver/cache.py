@@ -40,7 +40,6 @@ import json
 import os
 import re
 import stat
-import tempfile
 import warnings
 import zipfile
 from collections.abc import Callable, Collection, Mapping
@@ -269,6 +268,8 @@ def _secret() -> bytes | None:
         return found
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        import tempfile  # lazy: start-up time (a warm advice writes nothing)
+
         fd, tmp = tempfile.mkstemp(prefix=".vouch.key.", suffix=".tmp", dir=path.parent)  # mode 0600
     except OSError:
         return None

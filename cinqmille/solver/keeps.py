@@ -10,6 +10,7 @@ kernel (`kernel`) and every reader of a table read them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -73,8 +74,10 @@ class KeepGraph:
         return np.asarray(np.asarray(t)[..., None] + self.keep_units)
 
 
+@lru_cache(maxsize=16)
 def build_keep_graph(rules: Rules) -> KeepGraph:
-    """Merge the dice tables of `rules` into the kernel's keep graph."""
+    """Merge the dice tables of `rules` into the kernel's keep graph (built once per ruleset: the kernel and the
+    readers of its decisions, `choice.roll_classes`, share it; it is never written to)."""
     d = rules.dice
     keeps: list[tuple[int, int, bool, int]] = []  # (units, dice in hand after, win, class)
     starts: list[int] = []

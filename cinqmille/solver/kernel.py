@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
@@ -30,6 +29,9 @@ from ..rules import Rules
 from ..rules.bank import BankRules
 from .keeps import NEG, TIE, KeepGraph, Prediction, backup, build_keep_graph, fold_slots, rolled
 from .seats import pass_dice
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 #: Row-layers of a pass (the sum of ``cap + 1`` over its rows) from which its rows are cut between threads.
 THREAD_WORK = 2000
@@ -410,6 +412,8 @@ def _plain(x: Any, dtype: Any) -> np.ndarray:
 def _threads() -> int:
     """Threads for one pass: one per core (`THREAD_WORK`), the pool made on first use (and anew in a fork)."""
     if not _POOL:
+        from concurrent.futures import ThreadPoolExecutor  # lazy: start-up time (a warm advice runs no pass)
+
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         _POOL.append((ThreadPoolExecutor(max(1, cores or 1)), max(1, cores or 1)))
     return _POOL[0][1]

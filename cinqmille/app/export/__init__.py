@@ -26,6 +26,12 @@ its `points`, the dice `left` in hand after it and what to do `then`
 legal keep, ranked as `advise --roll` ranks them, with `rank` (0: the best
 keep's row), `win` and `expected` (`EVERY`); the same row builder
 (`_fill_keeps`) writes both, and the files' metadata records `every_keep`.
+With `chances` (`--roll-chances`) each keep row carries its roll's chance
+(`CHANCE`: the probability of rolling those faces with the dice in hand, its
+ordered rolls among the 6 ** dice) and each state one row more, after its
+rolls, for every roll that scores nothing (`rolled` `BUST_ROLL`, no keep,
+`then` bust, their chance together): a state's chances sum to 1. The files'
+metadata records `roll_chances`.
 
 Three players or more (`seat_tables`, `cinqmille export --players 3` or `4`): the same
 two tables for the n-player solve, whose rows name every opponent in playing
@@ -62,6 +68,9 @@ symbolic link to one) refuses the export before any file is written
 from __future__ import annotations
 
 from .columns import (
+    BUST_ROLL,
+    CHANCE,
+    CHANCE_DOCS,
     COLUMN_DOCS,
     COLUMNS,
     COLUMNS_Z,
@@ -101,7 +110,7 @@ from .files import (
 from .keeps import check_every_rows, every_rows_at_least, faces_code, keep_rows, points_dtype
 from .states import pair_rows, parse_scores, policy_rows, reachable, seat_tables
 
-__all__ = ["COLUMN_DOCS", "COLUMNS", "COLUMNS_Z", "EVERY", "EVERY_DOCS", "EXPORT_COST", "EXPORT_COST_NO_KEEPS",
+__all__ = ["BUST_ROLL", "CHANCE", "CHANCE_DOCS", "COLUMN_DOCS", "COLUMNS", "COLUMNS_Z", "EVERY", "EVERY_DOCS", "EXPORT_COST", "EXPORT_COST_NO_KEEPS",
            "FORMATS", "KEEP_COLUMNS", "KEEP_COLUMNS_Z", "KEEP_DOCS", "KEEPS", "MAX_EVERY_ROWS", "SCORELESS", "THEN",
            "Columns", "Docs", "Meta", "columns_of", "kind_labels", "kinds_of", "opponent_columns", "seat_columns",
            "check_targets", "format_of", "keeps_path", "meta_of", "need_pyarrow", "policy_files", "read_meta",

@@ -69,6 +69,16 @@ EVERY_DOCS: dict[str, dict[str, str]] = {
                             "instant win counts the turn points plus the goal, an overshoot 0; advise --roll's "
                             "expected)", "unit": "points"},
 }
+#: `--roll-chances`: the keep table gives each roll's chance in this column (the last), and each state one row more
+#: for the rolls that score nothing: `rolled` is `BUST_ROLL` there (no faces), `keep` 0, `then` bust.
+CHANCE: tuple[str, ...] = ("chance",)
+BUST_ROLL = 0
+CHANCE_DOCS: dict[str, dict[str, str]] = {
+    "chance": {"meaning": "--roll-chances: the chance of rolling `rolled` with the dice in hand (its ordered rolls "
+                          "among the 6 ** dice); the row with rolled 0 is every roll that scores nothing (a bust: no "
+                          "keep, then bust), so that a state's rows sum to 1 (with --all-keeps, its rows of rank 0)",
+               "unit": "probability (0..1)"},
+}
 #: An exported turn state costs about as much as this many of a solve's turn states, with its keep rows and without
 #: (measured on 'standard', two players: 1.5 million rows in 20.3 s and 3.2 s, its solve of 1.65 million turn
 #: states 1.5 s), so that the work is reported (`cli.progress`) as a solve of that time is.
@@ -123,20 +133,22 @@ COLUMN_DOCS_Z: dict[str, dict[str, str]] = {c: COLUMN_DOCS.get(c) or _COUNTERS[c
 KEEP_DOCS_Z: dict[str, dict[str, str]] = {c: KEEP_DOCS.get(c) or _COUNTERS[c] for c in KEEP_COLUMNS_Z}
 
 
-def columns_of(players: int, scoreless: int = 0, every: bool = False) -> tuple[tuple[str, ...], tuple[str, ...],
-                                                                              Docs, Docs]:
+def columns_of(players: int, scoreless: int = 0, every: bool = False,
+               chances: bool = False) -> tuple[tuple[str, ...], tuple[str, ...], Docs, Docs]:
     """(bank/roll columns, keep columns, their docs) of an export for `players`; `scoreless`: the count of a
     counted `zero_turns` (its counters replace `seat`), 0 otherwise; `every`: the keep table of
-    `--all-keeps` (the columns `EVERY` after `then`)."""
+    `--all-keeps` (the columns `EVERY` after `then`); `chances`: of `--roll-chances` (the column `CHANCE` last)."""
     if players > 2:
         out = seat_columns(players)
     elif scoreless:
         out = (COLUMNS_Z, KEEP_COLUMNS_Z, COLUMN_DOCS_Z, KEEP_DOCS_Z)
     else:
         out = (COLUMNS, KEEP_COLUMNS, COLUMN_DOCS, KEEP_DOCS)
-    if not every:
-        return out
-    return out[0], out[1] + EVERY, out[2], {**out[3], **EVERY_DOCS}
+    if every:
+        out = (out[0], out[1] + EVERY, out[2], {**out[3], **EVERY_DOCS})
+    if chances:
+        out = (out[0], out[1] + CHANCE, out[2], {**out[3], **CHANCE_DOCS})
+    return out
 
 
 def kind_labels(result: "SolveResult") -> list[tuple[int, dict[str, int]]]:

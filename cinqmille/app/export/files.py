@@ -15,6 +15,7 @@ from ...files import atomic_write_all, check_target
 from ...parsing import quoted, whole
 from ...rules import to_dict
 from .columns import (
+    CHANCE,
     COLUMNS,
     EVERY,
     FORMATS,
@@ -102,7 +103,8 @@ def write_policy(path: Path, fmt: str, cols: Columns, meta: Meta, keeps: Columns
     if fmt == "parquet":
         need_pyarrow()
     path, kpath = Path(path), keeps_path(path)
-    meta = {**meta, "every_keep": keeps is not None and "rank" in keeps}
+    meta = {**meta, "every_keep": keeps is not None and "rank" in keeps,
+            "roll_chances": keeps is not None and "chance" in keeps}
     _, _, col_docs, keep_docs = _columns_of_meta(meta)
     main = {**meta, "table": "policy", "rows": len(cols["me"]), "columns": dict(col_docs), "keeps": None}
     if keeps is not None and fmt == "npz":
@@ -221,8 +223,9 @@ def _write_keeps_parquet(path: Path, cols: Columns, meta: Meta) -> None:
 
 # -- reading back -------------------------------------------------------------------------
 def _columns_of_meta(meta: Meta) -> tuple[tuple[str, ...], tuple[str, ...], Docs, Docs]:
-    """`columns_of` the export a file's metadata describes (`players`, `scoreless`, `every_keep`)."""
-    return columns_of(int(meta.get("players", 2)), int(meta.get("scoreless", 0) or 0), bool(meta.get("every_keep")))
+    """`columns_of` the export a file's metadata describes (`players`, `scoreless`, `every_keep`, `roll_chances`)."""
+    return columns_of(int(meta.get("players", 2)), int(meta.get("scoreless", 0) or 0), bool(meta.get("every_keep")),
+                      bool(meta.get("roll_chances")))
 
 
 def read_meta(path: Path) -> Meta:
@@ -317,14 +320,14 @@ def _read_keeps_csv(path: Path, meta: Meta) -> Columns:
     dtypes = {"me": pdt, "opp": pdt, "opp2": pdt, "opp3": pdt, "seat": np.int8, "scoreless_me": np.int8,
               "scoreless_opp": np.int8, "turn": pdt, "dice": np.int8, "rolled": np.int32,
               "keep": np.int32, "points": pdt, "left": np.int8, "then": np.uint8,
-              "rank": np.int8, "win": np.float64, "expected": np.float64}
+              "rank": np.int8, "win": np.float64, "expected": np.float64, "chance": np.float64}
     with open(path, encoding="utf-8") as handle:
         header = tuple(handle.readline().rstrip("\n").split(","))
         parts: dict[str, list[np.ndarray]] = {c: [np.empty(0, dtypes[c])] for c in header if c in dtypes}
         kinds = (KEEP_COLUMNS, KEEP_COLUMNS_Z) + tuple(seat_columns(n)[1] for n in range(3, MAX_PLAYERS + 1))
-        if header not in [k + extra for k in kinds for extra in ((), EVERY)]:
+        if header not in [k + extra + more for k in kinds for extra in ((), EVERY) for more in ((), CHANCE)]:
             raise CinqmilleError(f"{path}: not a keep table (columns {quoted(','.join(header))})")
-        kind = np.float64 if header[-len(EVERY):] == EVERY else np.int64  # --all-keeps: chances among the numbers
+        kind = np.float64 if set(header) & {*EVERY, *CHANCE} else np.int64  # chances among the numbers
         while True:
             lines = handle.readlines(1 << 26)
             if not lines:

@@ -1,5 +1,6 @@
 """The keep table of an exported policy: per state whose move is roll, the solve's keep of every roll (or every
-legal keep, ranked, with `--all-keeps`)."""
+legal keep, ranked, with `--all-keeps`); with `--roll-chances`, each roll's chance and one row more for the rolls
+that score nothing (`CHANCE`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ...table.policy import policy_of
 from ...errors import CinqmilleError
 from ...rules import Rules
 from ...rules.bank import UNIT
-from .columns import EVERY, MAX_EVERY_ROWS, SCORELESS, Columns, kinds_of
+from .columns import BUST_ROLL, EVERY, MAX_EVERY_ROWS, SCORELESS, Columns, kinds_of
 from ...solver.choice import block_graph, ranking
 from ...table.rows import same_keep
 from ...dice import dice_tables
@@ -22,22 +23,26 @@ if TYPE_CHECKING:
     from ...solver import SolveResult
     from ...table.rows import TurnRows
 
-def _keep_arrays(n: int, pdt: type, every: bool) -> Columns:
-    """The empty columns of `n` keep rows that `_fill_keeps` fills (with `every`, the columns `EVERY` too)."""
+def _keep_arrays(n: int, pdt: type, every: bool, chances: bool = False) -> Columns:
+    """The empty columns of `n` keep rows that `_fill_keeps` fills (with `every`, the columns `EVERY` too; with
+    `chances`, the column `chance`)."""
     out: Columns = {"rolled": np.empty(n, np.int32), "keep": np.empty(n, np.int32), "points": np.empty(n, pdt),
                     "left": np.empty(n, np.int8), "then": np.empty(n, np.uint8)}
     if every:
         out.update(rank=np.empty(n, np.int8), win=np.empty(n, float), expected=np.empty(n, float))
+    if chances:
+        out["chance"] = np.empty(n, float)
     return out
 
 
-def _keep_layout(rules: Rules, rolls: "dict[int, _Rolls]", dice: np.ndarray,
-                 every: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def _keep_layout(rules: Rules, rolls: "dict[int, _Rolls]", dice: np.ndarray, every: bool = False,
+                 chances: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Keep rows per exported state (one per distinct roll of its dice in hand, or with `every` one per legal
-    keep of each) and where each state's rows start."""
+    keep of each; with `chances`, one more for the rolls that bust, when some do) and where each state's rows
+    start."""
     per = np.zeros(rules.dice + 1, dtype=np.int64)
     for m, info in rolls.items():
-        per[m] = int(info.first[-1]) if every else len(info.rolled)
+        per[m] = (int(info.first[-1]) if every else len(info.rolled)) + (chances and info.bust > 0)
     count = per[dice]
     return count, np.concatenate([[0], np.cumsum(count)]).astype(np.int64)
 
@@ -47,7 +52,8 @@ def _fill_keeps(block: TurnRows, rr: np.ndarray, tt: np.ndarray, info: "_Rolls",
     """The keeps of every roll of `info` from the states (rows `rr`, turn units `tt`), written from `start`:
     the keep the solve took (`TurnRows.keep` of the roll's class), or with `every` (the states' banked
     scores, units) every legal keep ranked as `keep_choices` ranks them (the solve's first), with its chance
-    to win (`TurnRows.keep_values`) and expected points (`TurnRows.expectation`)."""
+    to win (`TurnRows.keep_values`) and expected points (`TurnRows.expectation`). Where `out` has the column
+    `chance`, each row gets its roll's chance, and the row after a state's rolls is its bust (`_bust_rows`)."""
     graph = block_graph(block)
     for pos, ids in info.groups:
         values = block.keep_values(rr, tt, info.units[ids], info.left[ids], info.win[ids])
@@ -74,6 +80,24 @@ def _fill_keeps(block: TurnRows, rr: np.ndarray, tt: np.ndarray, info: "_Rolls",
             out["rank"][dest] = rank.ravel()
             out["win"][dest] = np.take_along_axis(values, order, axis=-1).ravel()
             out["expected"][dest] = _expected(block, rows, every, tt, t2, left, then).ravel()
+        if "chance" in out:
+            out["chance"][dest] = np.broadcast_to(info.chance[pos][None, :, None], choice.shape).ravel()
+    if "chance" in out and info.bust > 0:
+        _bust_rows(block, rr[:, 0], info, start + (int(info.first[-1]) if every is not None else len(info.rolled)),
+                   out)
+
+
+def _bust_rows(block: TurnRows, rows: np.ndarray, info: "_Rolls", dest: np.ndarray, out: Columns) -> None:
+    """The row of the rolls that score nothing of each state (rows `rows` of `block`), at `dest`: `rolled`
+    `BUST_ROLL`, no keep, `then` bust, their chance together; with `--all-keeps` rank 0, the chance to win of
+    the bust (the next player's turn: `TurnRows.bust`) and no points."""
+    for name, value in (("rolled", BUST_ROLL), ("keep", 0), ("points", 0), ("left", 0), ("then", 3)):
+        out[name][dest] = value
+    out["chance"][dest] = info.bust
+    if "rank" in out:
+        out["rank"][dest] = 0
+        out["win"][dest] = block.bust[rows]
+        out["expected"][dest] = 0.0
 
 
 def _expected(block: TurnRows, rows: np.ndarray, a: np.ndarray, tt: np.ndarray,
@@ -120,6 +144,8 @@ class _Rolls:
     points: np.ndarray  # per keep id: points (the goal for an instant win)
     roll: np.ndarray  # (R,) the rolls' ids in the dice table
     dice: int  # the dice rolled
+    chance: np.ndarray  # (R,) the chance of each roll: its ordered rolls among the 6 ** dice
+    bust: float  # the chance that the roll scores nothing
 
 
 def _rolls(rules: Rules) -> dict[int, _Rolls]:
@@ -139,7 +165,8 @@ def _rolls(rules: Rules) -> dict[int, _Rolls]:
             groups.append((pos, ids))
         first = np.concatenate([[0], np.cumsum(count[rolls])]).astype(np.int64)
         out[m] = _Rolls(faces_code(table.counts[rolls]), first, tuple(groups), units, left, win,
-                        faces_code(table.keep_dice), table.keep_points.astype(np.int64), rolls, int(m))
+                        faces_code(table.keep_dice), table.keep_points.astype(np.int64), rolls, int(m),
+                        table.prob[rolls], table.bust_ways / 6 ** int(m))
     return out
 
 
@@ -160,7 +187,7 @@ def check_every_rows(rules: Rules, tuples: int, flags: str, max_rows: int = MAX_
 
 
 def keep_rows(result: "SolveResult", cols: Columns, progress: Callable[[float], None] | None = None,
-              chunk: int = 8192, every: bool = False, max_rows: int | None = None) -> Columns:
+              chunk: int = 8192, every: bool = False, max_rows: int | None = None, chances: bool = False) -> Columns:
     """The keep table of the bank/roll rows `cols`: per row whose action is roll, the best keep of every roll that does not bust.
 
     Rows follow the order of `cols`, then the rolls (`_Rolls.rolled`); `then`
@@ -170,6 +197,10 @@ def keep_rows(result: "SolveResult", cols: Columns, progress: Callable[[float], 
     `advise --roll` ranks them (`rank` 0 is the best keep's row), with the
     columns `EVERY` (its chance to win, its expected points); more than
     `max_rows` rows (default `MAX_EVERY_ROWS`) are refused before they are computed.
+    With `chances` (`--roll-chances`) the rows carry their roll's chance (`chance`:
+    the probability of rolling it with the dice in hand), and each state has one
+    more row after its rolls, for the rolls that score nothing (`rolled` `BUST_ROLL`,
+    `then` bust), so that a state's chances sum to 1.
     """
     rules = result.rules
     policy = policy_of(result)
@@ -177,7 +208,7 @@ def keep_rows(result: "SolveResult", cols: Columns, progress: Callable[[float], 
     sel = np.flatnonzero(cols["action"] == "roll")
     me, opp, turn, dice = (cols[c][sel].astype(np.int64) for c in ("me", "opp", "turn", "dice"))
     kind = kinds_of(result, cols)[sel]
-    count, start = _keep_layout(rules, rolls, dice, every)
+    count, start = _keep_layout(rules, rolls, dice, every, chances)
     max_rows = MAX_EVERY_ROWS if max_rows is None else max_rows
     if every and start[-1] > max_rows:
         raise CinqmilleError(f"--all-keeps: this export has {int(start[-1]):,} keep rows, more than "
@@ -189,7 +220,7 @@ def keep_rows(result: "SolveResult", cols: Columns, progress: Callable[[float], 
         **{c: np.repeat(cols[c][sel].astype(np.int8), count) for c in labels},
         "turn": np.repeat(turn.astype(pdt), count), "dice": np.repeat(dice.astype(np.int8), count),
     }
-    out.update(_keep_arrays(int(start[-1]), pdt, every))
+    out.update(_keep_arrays(int(start[-1]), pdt, every, chances))
     if not len(sel):
         return out
     r = locate_rows(policy, me // UNIT, opp // UNIT, kinds=kind)

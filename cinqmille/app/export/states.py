@@ -12,7 +12,8 @@ from ...parsing import quoted, whole
 from ...table.position import check_score
 from ...rules import Rules
 from ...rules.bank import UNIT
-from .columns import COLUMNS, EVERY, MAX_EVERY_ROWS, Columns, kind_labels, opponent_columns, seat_columns
+from .columns import (CHANCE, COLUMNS, EVERY, MAX_EVERY_ROWS, Columns, kind_labels, opponent_columns,
+                      seat_columns)
 from .keeps import _fill_keeps, _keep_arrays, _keep_layout, _Rolls, _rolls, points_dtype
 from ...dice.reach import reachable as reach
 from ...table.locate import locate_rows
@@ -97,7 +98,8 @@ def _seat_block(result: "SolveResult", first: tuple[int, ...], lasts: list[int])
 
 def _seat_tables(result: "SolveResult", mes: list[int], opps: list[list[int]], keeps: bool,
                  progress: Callable[[float], None] | None = None,
-                 max_keep_rows: int | None = None, every: bool = False) -> tuple[Columns, Columns | None]:
+                 max_keep_rows: int | None = None, every: bool = False,
+                 chances: bool = False) -> tuple[Columns, Columns | None]:
     rules = result.rules
     main_cols, keep_cols, _, _ = seat_columns(result.players)
     names = opponent_columns(result.players)
@@ -108,7 +110,7 @@ def _seat_tables(result: "SolveResult", mes: list[int], opps: list[list[int]], k
     total, done, kept_rows = len(prefixes), 0, 0
     flags = ", ".join(f"--{c}" for c in ("me",) + names)
     if rolls is not None and max_keep_rows is not None:  # a sample of the tuples first: refused before the work
-        about = _keep_rows_about(result, prefixes, opps[-1], reach, rolls, main_cols, names, every)
+        about = _keep_rows_about(result, prefixes, opps[-1], reach, rolls, main_cols, names, every, chances)
         if about > SAMPLE_MARGIN * max_keep_rows:
             raise CinqmilleError(f"the keep table of this export would have about {about:,} rows (from a sample of "
                                  f"its score tuples), more than {max_keep_rows:,}; export a slice ({flags}) or "
@@ -121,7 +123,7 @@ def _seat_tables(result: "SolveResult", mes: list[int], opps: list[list[int]], k
             chunks.append(cols)
             if rolls is not None:
                 kc = _block_keeps(block, np.full(int((cols["action"] == "roll").sum()), int(r)), cols, rolls,
-                                  keep_cols + (EVERY if every else ()), every)
+                                  keep_cols + (EVERY if every else ()) + (CHANCE if chances else ()), every, chances)
                 kept_rows += len(kc["me"])
                 if max_keep_rows is not None and kept_rows > max_keep_rows:
                     raise CinqmilleError(f"the keep table of this export passes {max_keep_rows:,} rows; export "
@@ -144,7 +146,7 @@ SAMPLE_PREFIXES = 6
 
 def _keep_rows_about(result: "SolveResult", prefixes: list[tuple[int, ...]], lasts: list[int], reach: np.ndarray,
                      rolls: "dict[int, _Rolls]", main_cols: tuple[str, ...], names: tuple[str, ...],
-                     every: bool) -> int:
+                     every: bool, chances: bool = False) -> int:
     """The keep rows of an n-player export estimated from `SAMPLE_PREFIXES` of its prefixes, evenly spaced (one
     kernel pass each, no keep computed)."""
     rules = result.rules
@@ -155,22 +157,24 @@ def _keep_rows_about(result: "SolveResult", prefixes: list[tuple[int, ...]], las
         block, rows = _seat_block(result, first, lasts)
         for r, last in zip(rows, lasts):
             cols = _block_rows(block, int(r), reach, dict(zip(("me",) + names, first + (last,))), main_cols)
-            count, _ = _keep_layout(rules, rolls, cols["dice"][cols["action"] == "roll"].astype(np.int64), every)
+            count, _ = _keep_layout(rules, rolls, cols["dice"][cols["action"] == "roll"].astype(np.int64), every,
+                                    chances)
             counted += int(count.sum())
     return int(counted * len(prefixes) / len(picks))
 
 
 def seat_tables(result: "SolveResult", mes: list[int], opps: list[list[int]], keeps: bool = True,
                 progress: Callable[[float], None] | None = None,
-                max_keep_rows: int | None = 100_000_000, every: bool = False) -> tuple[Columns, Columns | None]:
+                max_keep_rows: int | None = 100_000_000, every: bool = False,
+                chances: bool = False) -> tuple[Columns, Columns | None]:
     """Three players or more: the bank/roll table and (with `keeps`) the keep table of every tuple of scores
-    (me, then each opponent's list in `opps`, in playing order); `every`: every legal keep of each roll
-    (`keep_rows`)."""
+    (me, then each opponent's list in `opps`, in playing order); `every`: every legal keep of each roll;
+    `chances`: each roll's chance, and a row for the rolls that bust (`keep_rows`)."""
     if result.players < 3 or len(opps) != result.players - 1:
         raise CinqmilleError(f"the export of {len(opps) + 1} players needs a solve of as many players")
     if every and max_keep_rows is not None:
         max_keep_rows = min(max_keep_rows, MAX_EVERY_ROWS)
-    return _seat_tables(result, mes, opps, keeps, progress, max_keep_rows, every)
+    return _seat_tables(result, mes, opps, keeps, progress, max_keep_rows, every, chances)
 
 
 def _block_rows(block: TurnRows, r: int, reach: np.ndarray, labels: dict[str, int],
@@ -191,17 +195,17 @@ def _block_rows(block: TurnRows, r: int, reach: np.ndarray, labels: dict[str, in
 
 
 def _block_keeps(block: TurnRows, r: np.ndarray, cols: Columns, rolls: dict[int, _Rolls],
-                 names: tuple[str, ...], every: bool = False) -> Columns:
+                 names: tuple[str, ...], every: bool = False, chances: bool = False) -> Columns:
     """The keep rows of the bank/roll rows `cols` of a block (the rows whose action is roll; `r` their block row)."""
     rules = block.rules
     sel = np.flatnonzero(cols["action"] == "roll")
     labels = [c for c in names[: names.index("turn")]]
     turn, dice = cols["turn"][sel].astype(np.int64), cols["dice"][sel].astype(np.int64)
-    count, start = _keep_layout(rules, rolls, dice, every)
+    count, start = _keep_layout(rules, rolls, dice, every, chances)
     pdt = points_dtype(rules.goal)
     out: Columns = {c: np.repeat(cols[c][sel].astype(pdt), count) for c in labels}
     out.update(turn=np.repeat(turn.astype(pdt), count), dice=np.repeat(dice.astype(np.int8), count))
-    out.update(_keep_arrays(int(start[-1]), pdt, every))
+    out.update(_keep_arrays(int(start[-1]), pdt, every, chances))
     t = turn // UNIT
     a = cols["me"][sel].astype(np.int64) // UNIT
     for m in np.unique(dice):
