@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
-from .lan import _routed
+from . import lan
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -57,7 +57,7 @@ def is_local(host: str) -> bool:
 def _machine_names() -> set[str]:
     """This machine's host name and addresses (what other machines of the network call it): the host name's
     addresses, and the address of the interface that routes out (`lan`, found without sending anything)."""
-    names = {socket.gethostname(), socket.getfqdn(), _routed() or ""}
+    names = {socket.gethostname(), socket.getfqdn(), lan._routed() or ""}
     try:
         names |= {str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None)}
     except OSError:
