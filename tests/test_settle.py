@@ -215,3 +215,22 @@ def test_nothing_is_left_to_averaging_at_goals_up_to_2000(players: int, goal: in
                 f"is taken") in note
     else:
         assert "several" not in note
+
+
+def test_a_kink_at_the_end_of_the_searched_range_is_found() -> None:
+    """The cycle averaged at four-player `standard` (2950/4500/3400/4100, residual 1.2e-5), found again at goal 2800,
+    opening 750, shifted by 2200 points (750/2300/1200/1900; its level's four rows, banks and guess stored in
+    tests/data/kink_at_range_end.npz): one row's kinks meet, the next split of the search falls a rounding below the
+    last one, and the search used to give up; it is settled by a mixed choice."""
+    from pathlib import Path
+
+    data = np.load(Path(__file__).parent / "data" / "kink_at_range_end.npz", allow_pickle=False)
+    rules = rules_from_dict({"goal": 2800, "opening": 750})
+    turns = LevelTurns(data["rows"], data["caps"], BankTable(data["bank_a"], data["bank_b"]), data["succ"],
+                       np.zeros((len(data["rows"]), PLAYERS - 1)), data["guess"].copy())
+    solved = solve_level(TurnKernel(rules), turns, 1e-12)
+    assert [s.rule for s in solved.settled] == ["mixed"], [s.why for s in solved.settled]
+    record = solved.settled[0]
+    assert record.kinks == 3 and record.solutions == 1 and ((record.q > 0) & (record.q < 1)).all()
+    assert record.residual <= 1e-12 and solved.residual <= 1e-12
+    assert np.abs(solved.values - data["values"]).max() > 1e-7  # the averaged values were that far off

@@ -78,6 +78,10 @@ WINDOW_STEPS = 12
 TOL = 1e-12
 #: Depth of the search for kinks between two pieces (each level one kernel pass).
 KINK_DEPTH = 12
+#: How far (relative) the meeting point of two pieces may fall outside the range searched and still be its end: two
+#: kinks that meet (four players at goal 2800, opening 750, 750/2300/1200/1900, is `standard`'s 2950/4500/3400/4100)
+#: put the next split at the last one, a rounding below it.
+RANGE_SLACK = 1e-12
 #: Most assignments (a pure piece or a mixed kink per row) tried on one cycle.
 MAX_CHOICES = 4096
 
@@ -151,8 +155,10 @@ def _kinks(cycle: _Cycle, i: int, lo: float, hi: float, a_lo: np.ndarray, b_lo: 
     if b_lo == b_hi or depth > KINK_DEPTH:
         return None
     x = (a_hi[0] - a_lo[0]) / (b_lo - b_hi)
-    if not lo <= x <= hi:
+    slack = RANGE_SLACK * max(1.0, abs(lo), abs(hi))  # a kink at an end of the range, off by a rounding
+    if not lo - slack <= x <= hi + slack:
         return None
+    x = min(max(x, lo), hi)
     a_xs, b_xs = cycle.pieces(np.array([i]), np.array([x]))
     a_x, b_x = a_xs[0], float(b_xs[0])
     if abs((a_x[0] + b_x * x) - (a_lo[0] + b_lo * x)) <= TOL * 1e-1:
