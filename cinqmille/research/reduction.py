@@ -49,11 +49,8 @@ from typing import Any
 
 import numpy as np
 
-from ..advice import advise
 from ..errors import CinqmilleError
-from ..position import Position
 from ..rules import Rules
-from ..rules.bank import UNIT
 from ..solver.api import solve
 from ..solver.grid import ScoreGrid
 from ..solver.compiled import BANK_BUST, BANK_NONE, BANK_WIN
@@ -367,81 +364,3 @@ def exact_check(rules: Rules, players: int = 4) -> float:
     w = solve(rules, "win", players=players).values
     solved = every_seat(w.reshape(-1, players - 1)).T
     return float(np.abs(ev.values[Scenario("exact")] - solved).max())
-
-
-@dataclass(frozen=True)
-class EstimateGap:
-    """At one turn start of the game of `players` (the scores in playing order from the mover, points): each
-    seat's chance the advice shows when it reads the table of `table` players (estimated by playing the game out,
-    `simulation.estimate`, with its 95 % margin: the largest of the seats' half-widths), the game's exact chance
-    (solved), and, where evaluated, the exact chance of the game the estimate plays (every seat reading that
-    table: `Scenario("all", table)`)."""
-
-    rules: Rules
-    scores: tuple[int, ...]
-    table: int
-    estimated: tuple[float, ...]
-    margin: float
-    games: int
-    exact: tuple[float, ...]
-    played: tuple[float, ...] | None = None
-
-    @property
-    def gap(self) -> float:
-        """The largest distance of a seat's estimate from its exact chance, in points of percentage."""
-        return 100 * max(abs(e - x) for e, x in zip(self.estimated, self.exact))
-
-    @property
-    def inside(self) -> bool:
-        """Whether every seat's exact chance lies within the stated margin of its estimate."""
-        return self.gap <= 100 * self.margin
-
-    def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready form."""
-        return {"rules": self.rules.name, "scores": list(self.scores), "table": self.table,
-                "estimated": list(self.estimated), "margin": self.margin, "games": self.games,
-                "exact": list(self.exact), "played": None if self.played is None else list(self.played),
-                "gap_points": self.gap, "inside": self.inside}
-
-
-def estimate_gaps(rules: Rules, positions: tuple[tuple[int, ...], ...], players: int = 4, table: int = 3,
-                  played: Evaluation | None = None) -> list[EstimateGap]:
-    """The figure the advice shows at each turn start of `positions` (scores in points, playing order from the
-    mover) when it reads the `table`-player table (`advice.advise`: an estimate), against the exact chances of the
-    game of `players` (solved), and those of every seat reading that table where `played` evaluated them."""
-    big, small = solve(rules, "win", players=players), solve(rules, "win", players=table)
-    out = []
-    for scores in positions:
-        if len(scores) != players:
-            raise CinqmilleError(f"a position of {players} players needs {players} scores, got {len(scores)}")
-        answer = advise(small, Position(scores[0], scores[1], others=tuple(scores[1:])))
-        figure = answer.figure
-        if figure.kind != "estimated" or figure.seats is None:
-            raise CinqmilleError(f"the advice at {scores} shows no estimate ({figure.kind})")
-        units = np.array([x // UNIT for x in scores])
-        exact = tuple(float(x) for x in every_seat(big.seat_values(units)))
-        everyone = Scenario("all", table)
-        seen = None if played is None or everyone not in played.values else \
-            tuple(float(x) for x in played.at(everyone, units))
-        out.append(EstimateGap(rules, tuple(scores), table, tuple(figure.seats), figure.margin, figure.games, exact,
-                               seen))
-    return out
-
-
-def typical_positions(rules: Rules, players: int = 4) -> tuple[tuple[int, ...], ...]:
-    """The start and a few turn starts of a game of `rules` (points, playing order from the mover): early, the
-    middle, a runaway leader, the end near; each score a fraction of the goal (`TYPICAL`), a score short of the
-    opening raised to it."""
-    out = []
-    for fractions in TYPICAL:
-        scores = []
-        for f in fractions[:players]:
-            x = int(round(f * rules.goal / UNIT)) * UNIT
-            scores.append(0 if x == 0 else max(x, rules.opening))
-        out.append(tuple(scores))
-    return tuple(out)
-
-
-#: The positions of `typical_positions`, as fractions of the goal (four players, playing order from the mover).
-TYPICAL: tuple[tuple[float, ...], ...] = ((0, 0, 0, 0), (0.15, 0, 0.3, 0.2), (0.5, 0.4, 0.6, 0.3),
-                                          (0.3, 0.8, 0.2, 0.4), (0.8, 0.9, 0.7, 0.85))
