@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cinqmille.research.exactness import Measured, estimate_gaps, section, typical_positions
+from cinqmille.research.exactness import Measured, estimate_gaps, gaps_section, typical_positions
 from cinqmille.research.players import at_goal
 from cinqmille.research.reduction import Scenario, evaluate, measure
 from cinqmille.rules import rules_from_dict
@@ -51,5 +51,5 @@ def test_the_gaps_read_the_solved_and_the_played_chances() -> None:
         assert gap.played is not None
         assert np.abs(np.array(gap.estimated) - np.array(gap.played)).max() <= 2 * gap.margin
         assert gap.inside == (gap.gap <= 100 * gap.margin)
-    text = "\n".join(section(Measured(measure(rules, 4, (3, 2))[0], tuple(gaps), 1.0)))
+    text = "\n".join(gaps_section(Measured(gaps=tuple(gaps), load=1.0)))
     assert "The figure an estimate shows" in text and "0/0/0/0" in text

@@ -24,7 +24,7 @@ from ..solver.seats import every_seat
 from ..words import duration_words
 from .page import _table
 from .players import at_goal
-from .reduction import Evaluation, ReductionCost, Scenario, measure
+from .reduction import Evaluation, ReductionCost, Scenario, evaluate, measure
 
 
 @dataclass(frozen=True)
@@ -110,6 +110,8 @@ HEADING = "## The cost of the reduction, measured exactly"
 COMMAND = "python -m cinqmille.research.page reduction docs/variants.md"
 #: The goals of `standard` whose reductions are evaluated (four players solved exactly, one evaluation each).
 GOALS: tuple[int, ...] = (1000, 1500, 2000, 2500, 3000)
+GAPS_HEADING = "## The figure an estimate shows, against the exact chances"
+GAPS_COMMAND = "python -m cinqmille.research.page estimates docs/variants.md"
 #: The goals where the advice's estimate is compared with the exact chances (one beyond `GOALS`: only when its
 #: four-player table is cached, since its solve is long).
 ESTIMATE_GOALS: tuple[int, ...] = (3000, 5000)
@@ -123,34 +125,38 @@ def standard_at(goal: int) -> Rules:
 
 @dataclass(frozen=True)
 class Measured:
-    """What the section shows: the costs at every goal, the advice's estimates against the exact chances, the
-    load average when the measurement ended, and the goals whose estimate was left out (not cached)."""
+    """What a section shows: the costs at every goal (`section`), or the advice's estimates against the exact
+    chances (`gaps_section`); the load average when the measurement ended; the goals left out (not cached)."""
 
-    costs: tuple[ReductionCost, ...]
+    costs: tuple[ReductionCost, ...] = ()
     gaps: tuple[EstimateGap, ...] = ()
     load: float = 0.0
     skipped: tuple[int, ...] = ()
 
 
-def measure_page(goals: tuple[int, ...] = GOALS, estimate_goals: tuple[int, ...] = ESTIMATE_GOALS) -> Measured:
-    """The costs of the three- and two-player tables at `goals`, and the estimates at `estimate_goals` (with the
-    game every seat reading the three-player table evaluated where the goal is in `goals`)."""
+def measure_costs(goals: tuple[int, ...] = GOALS) -> Measured:
+    """The costs of the three- and two-player tables at `goals` (one evaluation each, `reduction.measure`)."""
     costs: list[ReductionCost] = []
+    for goal in goals:
+        costs += measure(standard_at(goal), 4, (3, 2))[0]
+    return Measured(tuple(costs), load=os.getloadavg()[0])
+
+
+def measure_gaps(goals: tuple[int, ...] = ESTIMATE_GOALS, played: tuple[int, ...] = GOALS) -> Measured:
+    """The advice's estimates at the `typical_positions` of `goals` against the exact chances, with the game
+    where every seat reads the three-player table evaluated at the goals in `played`; a goal not in `played`
+    is measured only when its four-player table is cached (its solve is long)."""
     gaps: list[EstimateGap] = []
     skipped = []
-    for goal in sorted(set(goals) | set(estimate_goals)):
+    for goal in goals:
         rules = standard_at(goal)
-        played = None
-        if goal in goals:
-            found, played = measure(rules, 4, (3, 2), (3,) if goal in estimate_goals else ())
-            costs += found
-        if goal in estimate_goals:
-            if goal not in goals and not is_cached(rules, 4):
-                skipped.append(goal)
-                continue
-            gaps += estimate_gaps(rules, typical_positions(rules), played=played)
-        del played
-    return Measured(tuple(costs), tuple(gaps), os.getloadavg()[0], tuple(skipped))
+        if goal not in played and not is_cached(rules, 4):
+            skipped.append(goal)
+            continue
+        everyone = evaluate(rules, 4, (Scenario("all", 3),)) if goal in played else None
+        gaps += estimate_gaps(rules, typical_positions(rules), played=everyone)
+        del everyone
+    return Measured(gaps=tuple(gaps), load=os.getloadavg()[0], skipped=tuple(skipped))
 
 
 def section(measured: Measured, when: str = "") -> list[str]:
@@ -170,7 +176,8 @@ def section(measured: Measured, when: str = "") -> list[str]:
            "bust cycle of each level is solved in closed form. Only one level's turns are in memory at a time. "
            "The chance left unaccounted is what a reduced turn leaves out past its horizon: "
            + (f"at most {tail:.0e} a turn here" if tail > 0 else "nothing here (every turn's distribution is "
-              "complete; the figures are exact to the rounding of float64)") + ". The cost is the seat's solved chance minus its reduced chance, in points; `standard` rules "
+              "complete; the figures are exact to the rounding of float64)")
+           + ". The cost is the seat's solved chance minus its reduced chance, in points; `standard` rules "
            f"at each goal (opening 750). Written by `{COMMAND}` (this section alone){when}.", ""]
     cells = [["goal", "table read", "cost by seat (points)", "largest", "solved chances"]]
     for c in costs:
@@ -182,8 +189,7 @@ def section(measured: Measured, when: str = "") -> list[str]:
                             "exact table that fits (`api.table_players`) against the opponents who threaten most; "
                             "its error grows with the opponents left out, and this page measures it only where a "
                             "larger exact game exists.", ""]
-    out += _costs_section(measured) + _gaps_section(measured)
-    return out
+    return out + _costs_section(measured)
 
 
 def _costs_section(measured: Measured) -> list[str]:
@@ -200,8 +206,8 @@ def _costs_section(measured: Measured) -> list[str]:
     tuples = len(grid.scores) ** last.players
     rate = last.states / max(last.seconds, 1e-9)
     values = 2 * last.players * tuples * 8 / 2**30  # the three- and two-player costs: two scenarios' values
-    return [f"Each goal is one evaluation (both tables read, and every seat reading the three-player table where "
-            f"the estimate is compared below), on the project's shared two-core machine, others' work running "
+    return [f"Each goal is one evaluation (both tables read), on the project's shared two-core machine, others' "
+            f"work running "
             f"(load average {measured.load:.1f} at the end): the times are upper bounds; the peak memory is the "
             f"process's, the solved tables included.", ""] + _table(cells) + [
             "", f"At `standard`'s own goal, {rules.goal}, the same evaluation passes {states:,} turn states over "
@@ -210,18 +216,19 @@ def _costs_section(measured: Measured) -> list[str]:
             "solved four-player table.", ""]
 
 
-def _gaps_section(measured: Measured) -> list[str]:
-    """The advice's estimates against the exact chances."""
+def gaps_section(measured: Measured, when: str = "") -> list[str]:
+    """The Markdown section of the advice's estimates against the exact chances (`GAPS_HEADING`)."""
     gaps = measured.gaps
-    out = ["### The figure an estimate shows", "",
+    out = [GAPS_HEADING, "",
            "At a table of more players than the table it reads, the advice shows each seat's chance in the "
            "player's own game, estimated by playing the game out from the position (`simulation/estimate.py`, "
            "read by `advice._this_game`: 10,000 seeded games, every seat reading the same table, with the 95 % "
            "margin of the seat whose interval is widest). Here it reads the three-player table at a four-player "
            "table, at the start and at turn starts of a game (`exactness.typical_positions`: fractions of the goal), "
            "against the exact four-player chances (solved) and, where evaluated, the exact chances of the game the "
-           "estimate plays (every seat reading the three-player table). Chances in playing order from the mover.",
-           ""]
+           "estimate plays (every seat reading the three-player table, evaluated as in the section above). Chances "
+           f"in playing order from the mover, in percent. Written by `{GAPS_COMMAND}` (this section alone){when}; "
+           f"load average {measured.load:.1f} at the end.", ""]
     if measured.skipped:
         out += [f"Goal {', '.join(str(g) for g in measured.skipped)}: not measured (its four-player table was not "
                 "cached when this section was written).", ""]

@@ -477,15 +477,15 @@ def write_page(path: Path, rows: Sequence[RulesetComparison], config: CompareCon
 #: How the ablation section is written alone.
 ABLATE_COMMAND = "python -m cinqmille.research.page ablate docs/variants.md [RULESET]"
 
-if __name__ == "__main__":  # python -m cinqmille.research.page fair|players|reduction|card|ablate PAGE: one section
+if __name__ == "__main__":  # python -m cinqmille.research.page fair|players|reduction|estimates|card|ablate PAGE
     import sys
     import time
 
     from . import exactness
 
-    modes = ("fair", "players", "reduction", "card", "ablate")
+    modes = ("fair", "players", "reduction", "estimates", "card", "ablate")
     if len(sys.argv) < 3 or sys.argv[1] not in modes or (len(sys.argv) > 3 and sys.argv[1] not in ("card", "ablate")):
-        sys.exit("usage: " + "\n       ".join((FAIR_COMMAND, PLAYERS_COMMAND, exactness.COMMAND,
+        sys.exit("usage: " + "\n       ".join((FAIR_COMMAND, PLAYERS_COMMAND, exactness.COMMAND, exactness.GAPS_COMMAND,
                                                  CARD_COMMAND + " [RULESET ...]", ABLATE_COMMAND)))
     begun = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     if sys.argv[1] == "fair":
@@ -508,6 +508,9 @@ if __name__ == "__main__":  # python -m cinqmille.research.page fair|players|red
 
         names = sys.argv[3:] or ["standard"]
         write_section(Path(sys.argv[2]), CARD_HEADING, card_section([card_report(load_rules(n)) for n in names]))
+    elif sys.argv[1] == "estimates":
+        write_section(Path(sys.argv[2]), exactness.GAPS_HEADING,
+                      exactness.gaps_section(exactness.measure_gaps(), f"; computed {begun}"))
     else:
         write_section(Path(sys.argv[2]), exactness.HEADING,
-                      exactness.section(exactness.measure_page(), f"; computed {begun}"))
+                      exactness.section(exactness.measure_costs(), f"; computed {begun}"))

@@ -9,14 +9,14 @@ writes every section (`extra_sections`, placed before the figures by
 - two, three and four players side by side for the compared rulesets that are
   presets (`players.players_rows`), `page.players_section`;
 - the cost of the reduction measured exactly (four players of `standard` at
-  the goals `exactness.GOALS`, and the advice's estimates against the exact
-  chances, `exactness.measure_page`) when `standard` is compared,
-  `exactness.section`;
+  the goals `exactness.GOALS`, `exactness.measure_costs`) and the advice's
+  estimates against the exact chances (`exactness.measure_gaps`) when
+  `standard` is compared, `exactness.section` and `exactness.gaps_section`;
 - one rule changed at a time from the first compared ruleset
   (`ablate.ablate`), `ablate.section`.
 
 Each section can still be written alone (`python -m cinqmille.research.page
-fair|players|reduction|card PAGE`).
+fair|players|reduction|estimates|card PAGE`).
 """
 
 from __future__ import annotations
@@ -47,9 +47,10 @@ def extra_sections(rulesets: Sequence[Rules]) -> list[str]:
     if "standard" in presets:
         with working("Measuring the cost of the reduction (four players of 'standard')") as update:
             update(0.0)
-            measured = exactness.measure_page()
+            measured = exactness.measure_costs()
+            gaps = exactness.measure_gaps()
             update(1.0)
-        out += exactness.section(measured, f"; computed {begun}")
+        out += exactness.section(measured, f"; computed {begun}") + exactness.gaps_section(gaps, f"; computed {begun}")
     with working(f"One rule changed at a time from '{base.name}'") as update:
         out += ablate.section(ablate.ablate(base, progress=update))
     return out
