@@ -107,11 +107,11 @@ TYPICAL: tuple[tuple[float, ...], ...] = ((0, 0, 0, 0), (0.15, 0, 0.3, 0.2), (0.
 
 # -- the section of docs/variants.md ---------------------------------------------------------------------------
 HEADING = "## The cost of the reduction, measured exactly"
-COMMAND = "python -m cinqmille.research.page reduction docs/variants.md"
+COMMAND = "python -m cinqmille.research.page reduction docs/variants.md"  # [GOAL ...]: goals beyond `GOALS`
 #: The goals of `standard` whose reductions are evaluated (four players solved exactly, one evaluation each).
 GOALS: tuple[int, ...] = (1000, 1500, 2000, 2500, 3000)
 GAPS_HEADING = "## The figure an estimate shows, against the exact chances"
-GAPS_COMMAND = "python -m cinqmille.research.page estimates docs/variants.md"
+GAPS_COMMAND = "python -m cinqmille.research.page estimates docs/variants.md"  # [GOAL ...]: the played game too
 #: The goals where the advice's estimate is compared with the exact chances (one beyond `GOALS`: only when its
 #: four-player table is cached, since its solve is long).
 ESTIMATE_GOALS: tuple[int, ...] = (3000, 5000)

@@ -484,8 +484,12 @@ if __name__ == "__main__":  # python -m cinqmille.research.page fair|players|red
     from . import exactness
 
     modes = ("fair", "players", "reduction", "estimates", "card", "ablate")
-    if len(sys.argv) < 3 or sys.argv[1] not in modes or (len(sys.argv) > 3 and sys.argv[1] not in ("card", "ablate")):
-        sys.exit("usage: " + "\n       ".join((FAIR_COMMAND, PLAYERS_COMMAND, exactness.COMMAND, exactness.GAPS_COMMAND,
+    more = ("card", "ablate", "reduction", "estimates")  # the modes that take more words: rulesets, goals
+    goals = [g for g in sys.argv[3:] if g.isdigit()] if sys.argv[1:2] in (["reduction"], ["estimates"]) else []
+    if len(sys.argv) < 3 or sys.argv[1] not in modes or (len(sys.argv) > 3 and sys.argv[1] not in more) \
+            or (sys.argv[1] in ("reduction", "estimates") and len(goals) != len(sys.argv) - 3):
+        sys.exit("usage: " + "\n       ".join((FAIR_COMMAND, PLAYERS_COMMAND, exactness.COMMAND + " [GOAL ...]",
+                                                 exactness.GAPS_COMMAND + " [GOAL ...]",
                                                  CARD_COMMAND + " [RULESET ...]", ABLATE_COMMAND)))
     begun = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     if sys.argv[1] == "fair":
@@ -510,7 +514,10 @@ if __name__ == "__main__":  # python -m cinqmille.research.page fair|players|red
         write_section(Path(sys.argv[2]), CARD_HEADING, card_section([card_report(load_rules(n)) for n in names]))
     elif sys.argv[1] == "estimates":
         write_section(Path(sys.argv[2]), exactness.GAPS_HEADING,
-                      exactness.gaps_section(exactness.measure_gaps(), f"; computed {begun}"))
+                      exactness.gaps_section(exactness.measure_gaps(  # a goal given: the played game evaluated too
+                          tuple(sorted(set(exactness.ESTIMATE_GOALS) | {int(g) for g in goals})),
+                          exactness.GOALS + tuple(int(g) for g in goals)), f"; computed {begun}"))
     else:
         write_section(Path(sys.argv[2]), exactness.HEADING,
-                      exactness.section(exactness.measure_costs(), f"; computed {begun}"))
+                      exactness.section(exactness.measure_costs(
+                          tuple(sorted(set(exactness.GOALS) | {int(g) for g in goals}))), f"; computed {begun}"))
