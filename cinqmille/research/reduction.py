@@ -24,10 +24,16 @@ states ``(T, d), (rot T, d - 1), ...`` form a cycle solved in closed form.
   own the values ``V(T', d - 1)`` of the tuple each bank leads to, for every
   counted offset; the pass gives ``c`` (its A) and ``p`` (its B). A column the
   mover's win must count as 1 (the mover counted) holds the complement.
-- A mover who reads the smaller table: the distribution of its turn
-  (`turn_distributions`, under the decisions of the smaller table's row, the
+- A mover who reads the smaller table: the distribution of his turn over the
+  scores it banks to, under the decisions of the smaller table's row (the
   mover against the opponents who threaten most), computed once per row of the
-  smaller table, is gathered against ``V`` of the tuples it leads to.
+  smaller table (`SmallTurns`: a kernel pass with a column per new score for
+  three players or more, the forward pass `turn_distributions` of the
+  two-player policy table), is gathered against ``V`` of the tuples it leads to.
+
+The scenarios (`Scenario`): one seat reads the smaller table (the cost of the
+reduction), every seat does (the game the advice's estimate plays:
+`exactness`), or none (the check).
 
 Only one level's turns are in memory at a time; the values ``V`` of every
 tuple (four offsets, float64) are the memory that grows with the goal. With
