@@ -43,8 +43,9 @@ def table_words(players: int) -> str:
 
 
 #: The largest cost of the reduction measured exactly (points of chance a seat loses by reading the table of
-#: this many players inside the exact four-player game; `standard` at goals 1000 and 1500, docs/variants.md
-#: "The cost of the reduction", `python -m cinqmille.research.page reduction`, 2026-12-01), rounded up.
+#: this many players inside the exact four-player game; `standard` at goals 1000 to 3000, docs/variants.md
+#: "The cost of the reduction", `python -m cinqmille.research.page reduction`, 2026-12-02; the largest at goal 1000),
+#: rounded up.
 MEASURED_REDUCTION: dict[int, float] = {2: 0.33, 3: 0.09}
 
 
@@ -54,14 +55,14 @@ def reduction_words(seats: int, table: int) -> str:
     a larger exact game exists.
 
     >>> reduction_words(4, 3).split("; ")[1]
-    'measured in the exact four-player game (standard, goals 1000 and 1500), this reduction cost a seat at most 0.09 points of its chance to win'
+    'measured in the exact four-player game (standard, goals 1000 to 3000), this reduction cost a seat at most 0.09 points of its chance to win'
     """
     who = "the opponent who threatens" if table == 2 else f"the {table - 1} opponents who threaten"
     said = f"with {seats} players: read from the {table}-player table against {who} most (the highest scores)"
     cost = MEASURED_REDUCTION.get(table)
     if cost is None or seats != 4:
         return said + "; its error is not measured at this size (no larger exact game is solved)"
-    return (f"{said}; measured in the exact four-player game (standard, goals 1000 and 1500), this reduction "
+    return (f"{said}; measured in the exact four-player game (standard, goals 1000 to 3000), this reduction "
             f"cost a seat at most {cost:.2f} points of its chance to win")
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from cinqmille import export as ex
+from cinqmille.app import export as ex
 from cinqmille.app.advice import advise
 from cinqmille.cli import main
 from cinqmille.dice import counts_of, is_bust

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from cinqmille.research.page import PLAYERS_HEADING, players_section, reduction_section
+from cinqmille.research.page import PLAYERS_HEADING, players_section
 from cinqmille.research.players import at_goal, players_rows
+from cinqmille.research.exactness import Measured, section
 from cinqmille.research.reduction import ReductionCost
 from cinqmille.solver import solve
 
@@ -33,6 +34,6 @@ def test_a_preset_that_needs_a_larger_goal_is_left_out() -> None:
 def test_the_reduction_section_states_the_largest_cost() -> None:
     """The reduction section prints each seat's cost and the largest per table size read."""
     rules = at_goal("standard", 1000)
-    costs = [ReductionCost(rules, 4, 3, (0.4, 0.3, 0.2, 0.1), (0.399, 0.2995, 0.2, 0.1), 1e-10)]
-    text = "\n".join(reduction_section(costs))
+    costs = (ReductionCost(rules, 4, 3, (0.4, 0.3, 0.2, 0.1), (0.399, 0.2995, 0.2, 0.1), 1e-10, 12.0, 2**30, 10**6),)
+    text = "\n".join(section(Measured(costs)))
     assert "0.100, 0.050, 0.000, 0.000" in text and "at most 0.100 points" in text

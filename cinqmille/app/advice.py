@@ -305,7 +305,7 @@ def _this_game(advice: Advice, players: int, table: int) -> Advice:
                     wanted.append((i, name, start(name, o.turn or 0, o.dice)))
     starts = sorted({w[2] for w in wanted if w[2] is not None} | ({passed} if not advice.options else set()),
                     key=repr)
-    found = dict(zip(starts, estimate(rules, players, starts)))
+    found = dict(zip(starts, estimate(rules, players, starts, table=table)))  # the table whose decisions are read
     won = (1.0,) + (0.0,) * (players - 1)
 
     def seats_of(s: Start | None) -> tuple[float, ...]:

@@ -20,6 +20,7 @@ from ..files import atomic_write
 from ..rules import Rules, load_rules, to_dict
 from ..solver.budget import MAX_STATES
 from ..solver.cache import solver_version
+from .markdown import table as _table
 from .compare import PLUS_MINUS, CompareConfig, RulesetComparison, agreement, table_rows
 from ..solver.api import solve
 from ..fair import fair_start
@@ -154,10 +155,6 @@ def findings(rows: Sequence[RulesetComparison], three: dict[str, Any]) -> list[s
     return out
 
 
-def _table(cells: list[list[str]]) -> list[str]:
-    out = ["| " + " | ".join(cells[0]) + " |", "|" + "|".join("---" for _ in cells[0]) + "|"]
-    out += ["| " + " | ".join(row) + " |" for row in cells[1:]]
-    return out
 
 
 def three_player_section(rows: Sequence[RulesetComparison], three: dict[str, Any]) -> list[str]:
@@ -471,50 +468,22 @@ def write_page(path: Path, rows: Sequence[RulesetComparison], config: CompareCon
     return path
 
 
-REDUCTION_HEADING = "## The cost of the reduction, measured exactly"
-REDUCTION_COMMAND = "python -m cinqmille.research.page reduction docs/variants.md"
-#: The rulesets whose reduction is measured: four players solved exactly at small goals.
-REDUCTION_GOALS: tuple[int, ...] = (1000, 1500)
-
-
-def reduction_section(costs: Sequence[Any], measured: str = "") -> list[str]:
-    """The cost of reading a smaller table inside the exact four-player game (`research.reduction`), as a
-    Markdown section."""
-    if not costs:
-        return []
-    out = [REDUCTION_HEADING, "",
-           "A table of more players than the largest exact one is read from a smaller table against the opponents "
-           "who threaten most (`n_player.leading`). Where four players are solved exactly, that reduced player is "
-           "evaluated inside the exact four-player game: one seat reads the smaller table, the three others play "
-           "the exact four-player policy, and the reduced seat's chance comes from the game's Markov chain "
-           "(`cinqmille/research/reduction.py`: each turn's outcome by a forward pass under the decisions of the "
-           "table the mover reads; policy evaluation, not simulation; the chain followed until less than 1e-9 "
-           "of the chance is left). The cost is the seat's solved chance minus its reduced chance, in points; "
-           f"`standard` rules at each goal (opening 750). Written by `{REDUCTION_COMMAND}` (this section "
-           f"alone){measured}.", ""]
-    cells = [["goal", "table read", "cost by seat (points)", "largest", "solved chances"]]
-    for c in costs:
-        cells.append([str(c.rules.goal), f"{c.smaller} players", ", ".join(f"{x:.3f}" for x in c.cost),
-                      f"{max(c.cost):.3f}", ", ".join(_pct(x) for x in c.exact)])
-    worst = {k: max(max(c.cost) for c in costs if c.smaller == k) for k in sorted({c.smaller for c in costs})}
-    said = "; ".join(f"reading the {k}-player table costs a seat at most {v:.3f} points" for k, v in worst.items())
-    out += _table(cells) + ["", f"Over these goals, {said}. Five to eight players therefore read the largest "
-                            "exact table that fits (`api.table_players`) against the opponents who threaten most; "
-                            "its error grows with the opponents left out, and this page measures it only where a "
-                            "larger exact game exists.", ""]
-    return out
-
-
 #: How the ablation section is written alone.
 ABLATE_COMMAND = "python -m cinqmille.research.page ablate docs/variants.md [RULESET]"
 
-if __name__ == "__main__":  # python -m cinqmille.research.page fair|players|reduction|card|ablate PAGE: one section
+if __name__ == "__main__":  # python -m cinqmille.research.page fair|players|reduction|estimates|card|ablate PAGE
     import sys
     import time
 
-    modes = ("fair", "players", "reduction", "card", "ablate")
-    if len(sys.argv) < 3 or sys.argv[1] not in modes or (len(sys.argv) > 3 and sys.argv[1] not in ("card", "ablate")):
-        sys.exit("usage: " + "\n       ".join((FAIR_COMMAND, PLAYERS_COMMAND, REDUCTION_COMMAND,
+    from . import exactness
+
+    modes = ("fair", "players", "reduction", "estimates", "card", "ablate")
+    more = ("card", "ablate", "reduction", "estimates")  # the modes that take more words: rulesets, goals
+    goals = [g for g in sys.argv[3:] if g.isdigit()] if sys.argv[1:2] in (["reduction"], ["estimates"]) else []
+    if len(sys.argv) < 3 or sys.argv[1] not in modes or (len(sys.argv) > 3 and sys.argv[1] not in more) \
+            or (sys.argv[1] in ("reduction", "estimates") and len(goals) != len(sys.argv) - 3):
+        sys.exit("usage: " + "\n       ".join((FAIR_COMMAND, PLAYERS_COMMAND, exactness.COMMAND + " [GOAL ...]",
+                                                 exactness.GAPS_COMMAND + " [GOAL ...]",
                                                  CARD_COMMAND + " [RULESET ...]", ABLATE_COMMAND)))
     begun = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     if sys.argv[1] == "fair":
@@ -537,9 +506,12 @@ if __name__ == "__main__":  # python -m cinqmille.research.page fair|players|red
 
         names = sys.argv[3:] or ["standard"]
         write_section(Path(sys.argv[2]), CARD_HEADING, card_section([card_report(load_rules(n)) for n in names]))
+    elif sys.argv[1] == "estimates":
+        write_section(Path(sys.argv[2]), exactness.GAPS_HEADING,
+                      exactness.gaps_section(exactness.measure_gaps(  # a goal given: the played game evaluated too
+                          tuple(sorted(set(exactness.ESTIMATE_GOALS) | {int(g) for g in goals})),
+                          exactness.GOALS + tuple(int(g) for g in goals)), f"; computed {begun}"))
     else:
-        from .players import at_goal
-        from .reduction import reduction_cost
-
-        costs = [reduction_cost(at_goal("standard", g), 4, k) for g in REDUCTION_GOALS for k in (3, 2)]
-        write_section(Path(sys.argv[2]), REDUCTION_HEADING, reduction_section(costs, f"; computed {begun}"))
+        write_section(Path(sys.argv[2]), exactness.HEADING,
+                      exactness.section(exactness.measure_costs(
+                          tuple(sorted(set(exactness.GOALS) | {int(g) for g in goals}))), f"; computed {begun}"))

@@ -9,13 +9,14 @@ writes every section (`extra_sections`, placed before the figures by
 - two, three and four players side by side for the compared rulesets that are
   presets (`players.players_rows`), `page.players_section`;
 - the cost of the reduction measured exactly (four players of `standard` at
-  the goals `page.REDUCTION_GOALS`, `reduction.reduction_cost`) when `standard`
-  is compared, `page.reduction_section`;
+  the goals `exactness.GOALS`, `exactness.measure_costs`) and the advice's
+  estimates against the exact chances (`exactness.measure_gaps`) when
+  `standard` is compared, `exactness.section` and `exactness.gaps_section`;
 - one rule changed at a time from the first compared ruleset
   (`ablate.ablate`), `ablate.section`.
 
 Each section can still be written alone (`python -m cinqmille.research.page
-fair|players|reduction|card PAGE`).
+fair|players|reduction|estimates|card PAGE`).
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ from ..rules import PRESET_NAMES, Rules
 from ..work import working
 from . import ablate
 from .card import card_report
-from .page import REDUCTION_GOALS, card_section, players_section, reduction_section
-from .players import at_goal, players_rows
-from .reduction import reduction_cost
+from . import exactness
+from .page import card_section, players_section
+from .players import players_rows
 
 
 def extra_sections(rulesets: Sequence[Rules]) -> list[str]:
@@ -46,9 +47,10 @@ def extra_sections(rulesets: Sequence[Rules]) -> list[str]:
     if "standard" in presets:
         with working("Measuring the cost of the reduction (four players of 'standard')") as update:
             update(0.0)
-            costs = [reduction_cost(at_goal("standard", g), 4, k) for g in REDUCTION_GOALS for k in (3, 2)]
+            measured = exactness.measure_costs()
+            gaps = exactness.measure_gaps()
             update(1.0)
-        out += reduction_section(costs, f"; computed {begun}")
+        out += exactness.section(measured, f"; computed {begun}") + exactness.gaps_section(gaps, f"; computed {begun}")
     with working(f"One rule changed at a time from '{base.name}'") as update:
         out += ablate.section(ablate.ablate(base, progress=update))
     return out

@@ -59,13 +59,14 @@ def why_not(rules: Rules, players: int) -> str | None:
 
 
 def estimate(rules: Rules, players: int, starts: Sequence[Start], games: int = ESTIMATE_GAMES,
-             seed: int = ESTIMATE_SEED) -> list[Estimate]:
+             seed: int = ESTIMATE_SEED, table: int | None = None) -> list[Estimate]:
     """Each seat's chance from every start, `games` games each, all seats playing the optimal table read for a
-    game of `players` (raises `CinqmilleError` where the simulator cannot play the ruleset)."""
+    game of `players` (`table`: its players, by default the one `runner.table_seats` reads; raises
+    `CinqmilleError` where the simulator cannot play the ruleset)."""
     why = why_not(rules, players)
     if why is not None:
         raise CinqmilleError(f"the chances of {players} players cannot be estimated: {why}")
-    pols, row_of = vector_players(rules, ("optimal",) * players)
+    pols, row_of = vector_players(rules, ("optimal",) * players, table=table)
     out = []
     for start in starts:
         stats = play_batch(rules, pols, games, np.random.default_rng(seed), row_of, start=start)

@@ -177,28 +177,30 @@ def _cache_env(path: str) -> Iterator[None]:
             os.environ["CINQMILLE_CACHE"] = old
 
 
-_VEC_MEMO: dict[tuple[str, tuple[str, ...], str], tuple[VecPolicy, ...]] = {}
+_VEC_MEMO: dict[tuple[str, tuple[str, ...], str, int | None], tuple[VecPolicy, ...]] = {}
 
 
-def _vector_policies(rules: Rules, players: tuple[str, ...], where: str) -> tuple[VecPolicy, ...]:
-    key = (content_key(rules), players, where)
+def _vector_policies(rules: Rules, players: tuple[str, ...], where: str, table: int | None = None,
+                     ) -> tuple[VecPolicy, ...]:
+    key = (content_key(rules), players, where, table)
     if key not in _VEC_MEMO:
         if len(_VEC_MEMO) >= 4:
             _VEC_MEMO.pop(next(iter(_VEC_MEMO)))
         made: dict[str, VecPolicy] = {}
         for p in players:
             if p not in made:
-                made[p] = vector_policy(p, rules, len(players))
+                made[p] = vector_policy(p, rules, len(players), table)
         _VEC_MEMO[key] = tuple(made[p] for p in players)
     return _VEC_MEMO[key]
 
 
-def vector_players(rules: Rules, players: tuple[str, ...], where: str = "") -> tuple[tuple[VecPolicy, ...], RowOf | None]:
+def vector_players(rules: Rules, players: tuple[str, ...], where: str = "", table: int | None = None,
+                   ) -> tuple[tuple[VecPolicy, ...], RowOf | None]:
     """The vectorised policies of `players` and the rows of the policy table `optimal` reads (`locate.row_reader`):
-    `vectorised.play_batch`'s `policies` and `row_of`."""
-    pols = _vector_policies(rules, players, where)
+    `vectorised.play_batch`'s `policies` and `row_of`; `table`: the players of that table (default `table_seats`)."""
+    pols = _vector_policies(rules, players, where, table)
     if len(pols) > 2 and "optimal" in players:
-        seats = table_seats(rules, len(pols))
+        seats = table_seats(rules, len(pols)) if table is None else min(table, len(pols))
         if seats > 2:
             return pols, row_reader(policy_table(rules, seats, complete=True))
         return pols, row_reader(Layout.of(ScoreGrid.of(rules), 2))

@@ -219,10 +219,11 @@ def has_vector_form(spec: str, players: int = 2) -> bool:
     return name in ("optimal", "threshold", "cautious", "expected") or (name == "card" and players == 2)
 
 
-def vector_policy(spec: str, rules: Rules, players: int = 2) -> VecPolicy:
+def vector_policy(spec: str, rules: Rules, players: int = 2, table: int | None = None) -> VecPolicy:
     """The vectorised policy named `spec` under `rules` for a table of `players` (checked by `parse_policy` first).
 
-    With three players or more `optimal` reads the n-player policy table the engine reads (`table_players`).
+    With three players or more `optimal` reads the n-player policy table the engine reads (`table_players`), or
+    the table of `table` players.
     """
     if not has_vector_form(spec, players):
         raise CinqmilleError(f"policy '{spec}' has no vectorised form; use the referee")
@@ -233,7 +234,7 @@ def vector_policy(spec: str, rules: Rules, players: int = 2) -> VecPolicy:
         if ":" in spec:
             parse_policy(spec, rules)  # the argument error, one line
         if name == "optimal":
-            seats = table_players(rules, players) if players > 2 else 2
+            seats = (table_players(rules, players) if table is None else min(table, players)) if players > 2 else 2
             return OptimalVec(rules, policy_table(rules, seats, complete=True) if seats > 2 else None)
         return ExpectedVec(rules)
     policy = parse_policy(spec, rules)
