@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from .cycle import LevelTurns
 from .history import Sheets, extreme, gather, gather_movers, unsupported
 from .kernel import BankTable, TurnKernel
 from .level import find_rows, solve_level
+from .two_player import relaxations
 
 #: Most top-down sweeps of the levels.
 MAX_SWEEPS = 400
@@ -91,6 +92,28 @@ class HistoryResult:
         """Whether the bounds meet at the start of the game (within the solve's tolerance, 1e-12, and its residual)."""
         return self.width <= max(1e-12, 2 * self.residual)
 
+    def headline(self) -> dict[str, Any]:
+        """The figures `cinqmille solve` prints for a history solve, as a JSON-ready dict: each seat's chance as
+        its interval ``[lower, upper]`` (`win_bounds`), and as one number (`first_player_win`, `win`) the middle
+        of it, exact when the interval is zero."""
+        lo, hi = self.first_seat
+        mid = (lo + hi) / 2
+        return {
+            "rules": self.rules.name, "objective": "win", "players": 2, "model": "history",
+            "states": self.states, "sweeps": self.sweeps, "turn_starts": self.rows, "sheets": self.sheets.size,
+            "seconds": round(self.seconds, 3), "residual": self.residual, "exact": self.exact,
+            "assumptions": list(other_assumptions(self.rules)),
+            "first_player_win": mid, "second_player_win": 1.0 - mid, "win": [mid, 1.0 - mid],
+            "win_bounds": [[lo, hi], [1.0 - hi, 1.0 - lo]], "interval": hi - lo,
+        }
+
+
+def other_assumptions(rules: Rules) -> tuple[str, ...]:
+    """What the history solve still assumes for `rules`: the two-player solver's relaxations that are not about
+    the score history (the kernel's own: announcements)."""
+    history = tuple(f"{name}:" for name in rules.history_rules)
+    return tuple(a for a in relaxations(rules) if not a.startswith(history))
+
 
 def estimate_history(rules: Rules) -> HistoryEstimate:
     """Rows, turn states of one sweep and peak bytes of a history solve of `rules` (counted, not allocated)."""
@@ -122,13 +145,13 @@ def check_history(rules: Rules, limits: Limits | None = None) -> HistoryEstimate
     if why is not None:
         raise HistoryUnsupported(f"'{rules.name}': {why}")
     est = estimate_history(rules)
-    states = limits.states if limits is not None and limits.states < HISTORY_STATES else HISTORY_STATES
-    memory = limits.bytes if limits is not None else Limits().bytes
-    if est.states > states or est.bytes > memory:
+    limits = limits or Limits(states=HISTORY_STATES)
+    if est.states > limits.states or est.bytes > limits.bytes:
         raise TooLarge(f"'{rules.name}' with its score history (two players) would hold {est.rows:,} turn starts "
-                       f"({est.sheets:,} sheets a player), visit about {est.states:,} turn states a sweep and need "
-                       f"about {est.bytes / 2**30:,.1f} GiB; the limits are {states:,} states a sweep and "
-                       f"{memory / 2**30:,.1f} GiB")
+                       f"({est.sheets:,} sheets a player), visit about {est.states:,} turn states a sweep (several "
+                       f"sweeps) and need about {est.bytes / 2**30:,.1f} GiB, above the limits of {limits.states:,} "
+                       f"states and {limits.bytes / 2**30:,.1f} GiB (--max-states, --max-memory); --relaxed solves it "
+                       "as if the history rules were off")
     return est
 
 
