@@ -87,7 +87,7 @@ def test_history_is_exact_where_no_third_entry_can_stand(session_cache: Path) ->
     """Where banks of at least 150 cannot write a third total below a goal of 400, nothing is bounded: the
     bounds meet at every turn start that play can reach (sheets of banks 150 apart, at most two) and equal the
     brute force; they part only at sheets no game writes."""
-    spec = {"goal": 400, "opening": 150, "min_bank": 150, "crosses": True, "bust_strikes_last_score": True}
+    spec = {"goal": 400, "opening": 150, "min_bank": 150, "ties": "deadly", "bust_strikes_last_score": True}
     out, widths = compare(spec)
 
     def written(standing: tuple[int, ...]) -> bool:
@@ -100,7 +100,8 @@ def test_history_is_exact_where_no_third_entry_can_stand(session_cache: Path) ->
 
 def test_history_rules_change_the_chances(session_cache: Path) -> None:
     """The history model is not the relaxation: each rule moves the first seat's chance at goal 400."""
-    for extra in RULES.values():
+    for name in ("knock-back", "crosses", "bust-strikes", "deadly-previous-exact"):
+        extra = RULES[name]
         base = {"goal": 400, "opening": 150, "end": extra.get("end", "reach")}
         relaxed = solve_game(rules_from_dict(base))[0][0, 0]
         lo, hi = solve_history(rules_from_dict({**base, **extra})).first_seat
