@@ -137,7 +137,7 @@ def estimate_history(rules: Rules) -> HistoryEstimate:
             by_sum[int(a + b)] = (r + n, s + n * int(caps[ia]) * d)
     total = int(sum(per))
     widest = max(s for _, s in by_sum.values())
-    return HistoryEstimate(total, rows, states, 2 * total * total * 8 * 2 + _LEVEL_FLOATS * 8 * widest + _PROCESS)
+    return HistoryEstimate(total, rows, states, 2 * total * total * 8 * 4 + _LEVEL_FLOATS * 8 * widest + _PROCESS)
 
 
 def check_history(rules: Rules, limits: Limits | None = None) -> HistoryEstimate:
@@ -226,6 +226,22 @@ def _leaf(sheets: Sheets, w: np.ndarray, k: np.ndarray, x_sets: np.ndarray, y: n
     return 1.0 - extreme(gather(w, nxt, y, x_sets), nxt == 0)
 
 
+#: Sweeps between two extrapolations (`jump`).
+JUMP_EVERY = 4
+
+
+def jump(x0: np.ndarray, x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
+    """Three successive sweeps' values extrapolated to their limit, value by value (Aitken's delta squared), where
+    they move geometrically (each step a fixed fraction of the last, below 0.95 in size, either sign); as they
+    are elsewhere. Only the number of sweeps depends on it: the sweeps that follow still settle the fixed point."""
+    d1, d2 = x1 - x0, x2 - x1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = d2 / d1
+        ok = (np.abs(ratio) < 0.95) & (np.abs(d1) > 0)
+        limit = x2 + d2 * ratio / (1.0 - ratio)
+    return np.where(ok, np.clip(limit, 0.0, 1.0), x2)
+
+
 def relaxed_guess(rules: Rules, sheets: Sheets) -> np.ndarray:
     """A starting estimate of both bounds: the relaxed game's chance at the rows' scores (the history rules off,
     `two_player.solve_game`). Only the number of sweeps depends on it, not the fixed point."""
@@ -260,6 +276,9 @@ def solve_history(rules: Rules, tol: float = 1e-12, limits: Limits | None = None
     passes = sweeps = 0
     residual = change = 0.0
     changes: list[float] = []
+    rates: list[float] = []  # the contraction of plain sweeps (a sweep after a plain sweep)
+    older: np.ndarray | None = None
+    jumped = True
     for sweeps in range(1, MAX_SWEEPS + 1):
         before = w.copy()
         worst = 0.0
@@ -284,13 +303,19 @@ def solve_history(rules: Rules, tol: float = 1e-12, limits: Limits | None = None
             if progress is not None:
                 progress(min(1.0, (done + 1) / len(levels)))
         change = float(np.abs(w - before).max())
+        if not jumped and changes[-1] > 0:
+            rates.append(change / changes[-1])
         changes.append(change)
         residual = worst
         if change <= tol:
             break
-    # the sweeps contract geometrically (measured: by 0.55 to 0.7 a sweep under ties): what is left after the last
-    # is at most its change times rate / (1 - rate), the rate read from the last two sweeps
-    rate = min(changes[-1] / changes[-2], 0.99) if len(changes) > 1 and changes[-2] > 0 else 0.0
+        jumped = False
+        if older is not None and sweeps % JUMP_EVERY == 0 and change > 1e3 * tol:
+            w, jumped = jump(older, before, w), True
+        older = before
+    # plain sweeps contract geometrically (measured: by 0.55 to 0.7 a sweep under knock-back ties): what is left
+    # after the last is at most its change times rate / (1 - rate), the largest rate of the plain sweeps
+    rate = min(max(rates[-4:], default=0.0), 0.99)
     tail = change * rate / (1.0 - rate)
     return HistoryResult(rules, sheets, w, states, sum(len(r[0]) for _, r in levels), sweeps, passes,
                          max(residual, change, tail), time.perf_counter() - began, tuple(changes))
