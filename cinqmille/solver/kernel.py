@@ -448,7 +448,8 @@ class TurnKernel:
     @overload
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable | StartBanks, l0: np.ndarray,
             keep_table: Literal[False] = False, term_bank: Pair | None = None, rows: np.ndarray | None = None,
-            moves: Decisions | None = None, strike: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, None, None]: ...
+            moves: Decisions | None = None, strike: np.ndarray | None = None,
+            ) -> tuple[np.ndarray, np.ndarray, None, None]: ...
 
     @overload
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable | StartBanks, l0: np.ndarray,
@@ -483,10 +484,8 @@ class TurnKernel:
         compiled pass (`compiled.turn_rows`) in blocks of `compiled.LANES`
         (fastest when sorted by cap, as the drivers give them), the blocks cut
         between threads when there is enough work (`THREAD_WORK`); each row's
-        arithmetic is the same either way. `strike` (two players, per row of
-        `scores`, read where it is): the mover's value of a bust on a roll of
-        all D dice where it is not `l0` (NaN where it is), as the history rules
-        need (`history`).
+        arithmetic is the same either way. `strike` (two players, per row of `scores`): a bust on
+        all D dice worth this, not `l0`, where it is not NaN (the history rules, `history`).
         """
         if not keep_table and CLUSTER and not getattr(ON_WORKER, "on", False) and strike is None:
             done = CLUSTER[0](self, scores, caps, bank, l0, term_bank, rows)
