@@ -129,5 +129,5 @@ def command(rules_spec: str, objective: Objective, players: int, no_cache: bool,
         click.echo(f"Fewest expected turns to reach {rules.goal} alone from 0: {data['race_turns_from_zero']:.2f}.")
     if not result.exact:
         click.echo("Not exact for this ruleset; assumptions:")
-        for item in result.assumptions:
+        for item in data["assumptions"]:
             click.echo(f"  - {item}")
