@@ -10,6 +10,8 @@ import click
 from ..parsing import WholeNumber
 from ..solver import OBJECTIVES, SolveResult, solve
 from ..solver.budget import MAX_BYTES, SOLVE_STATES, Limits
+from ..solver.history import unsupported
+from ..solver.history_solve import HISTORY_STATES, solve_history
 from ..solver.level import residual_words
 from ..solver.n_player import MAX_PLAYERS
 from ..solver.result import Objective
@@ -46,6 +48,24 @@ def headline(result: SolveResult) -> dict[str, Any]:
     return out
 
 
+def show_history(data: dict[str, Any], as_json: bool) -> None:
+    """Print a history solve's figures (`HistoryResult.headline`)."""
+    if as_json:
+        emit_json(data)
+        return
+    (lo, hi), _ = data["win_bounds"]
+    click.echo(f"Ruleset '{data['rules']}' with its score history: {data['turn_starts']:,} turn starts, "
+               f"{data['states']:,} states a sweep, {data['sweeps']} sweeps, {residual_words(data['residual'])}, "
+               f"solved in {data['seconds']:.1f} s.")
+    if data["exact"]:
+        click.echo(f"First player wins {lo:.4%} of games with best play (second player {1 - lo:.4%}); exact.")
+    else:
+        click.echo(f"First player wins between {lo:.6%} and {hi:.6%} of games with best play (second player "
+                   f"between {1 - hi:.6%} and {1 - lo:.6%}): the history below the previous score is bounded.")
+    for item in data["assumptions"]:
+        click.echo(f"  - {item}")
+
+
 @click.command("solve")
 @rules_option
 @click.option("--objective", type=click.Choice(OBJECTIVES), default="win", show_default=True,
@@ -58,14 +78,22 @@ def headline(result: SolveResult) -> dict[str, Any]:
               help=f"Refuse to solve beyond N turn states (default {SOLVE_STATES:,} or $CINQMILLE_MAX_STATES).")
 @click.option("--max-memory", type=WholeNumber(1, 1 << 20), default=None, metavar="GIB",
               help=f"Refuse to solve beyond GIB GiB of memory (default {MAX_BYTES >> 30} or $CINQMILLE_MAX_MEMORY).")
+@click.option("--relaxed", is_flag=True,
+              help="Two players: solve the history rules (crosses, ties, strikes, fall-backs to the previous score) as if "
+                   "they were off, the table advise and play read; default: solve them (an interval where the "
+                   "history is bounded).")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Run the solve's passes on the Dask cluster at ADDRESS (tcp://host:8786); default: in this process.")
 @json_option
 @friendly_errors
 def command(rules_spec: str, objective: Objective, players: int, no_cache: bool, max_states: int | None,
-            max_memory: int | None, scheduler: str | None, as_json: bool) -> None:
+            max_memory: int | None, relaxed: bool, scheduler: str | None, as_json: bool) -> None:
     """Solve a ruleset (or load it from the cache) and print its headline figures."""
     rules = resolve_rules(rules_spec)
+    if objective == "win" and players == 2 and not relaxed and rules.history_rules and unsupported(rules) is None:
+        history = solve_history(rules, limits=Limits.from_env(max_states, max_memory, default_states=HISTORY_STATES))
+        show_history(history.headline(), as_json)
+        return
     limits = Limits.from_env(max_states, max_memory, default_states=SOLVE_STATES)
     with contextlib.ExitStack() as stack:
         if scheduler is not None:
@@ -75,6 +103,9 @@ def command(rules_spec: str, objective: Objective, players: int, no_cache: bool,
         result = solve(rules, objective, use_cache=not no_cache, limits=limits,
                        players=players)
     data = headline(result)
+    why = unsupported(rules) if objective == "win" and players == 2 and rules.history_rules and not relaxed else None
+    if why is not None:
+        data["assumptions"].append(f"history rules: {why}; the relaxation above is solved instead")
     if as_json:
         emit_json(data)
         return
@@ -98,5 +129,5 @@ def command(rules_spec: str, objective: Objective, players: int, no_cache: bool,
         click.echo(f"Fewest expected turns to reach {rules.goal} alone from 0: {data['race_turns_from_zero']:.2f}.")
     if not result.exact:
         click.echo("Not exact for this ruleset; assumptions:")
-        for item in result.assumptions:
+        for item in data["assumptions"]:
             click.echo(f"  - {item}")

@@ -323,7 +323,7 @@ def fill_banks(index: np.ndarray, first: int, w: int, top: np.ndarray, lo: int, 
 @JIT
 def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: np.ndarray, scores: np.ndarray,
               caps: np.ndarray, code: np.ndarray, crow: np.ndarray, src_a: np.ndarray, src_b: np.ndarray,
-              srow: np.ndarray, passing: bool, l0: np.ndarray, term_a: np.ndarray,
+              srow: np.ndarray, passing: bool, l0: np.ndarray, strike: np.ndarray, term_a: np.ndarray,
               term_b: np.ndarray, term_move: np.ndarray, moves: np.ndarray, keeps: np.ndarray, told_keeps: np.ndarray,
               term_keep: np.ndarray, choosing: np.ndarray, p_choosing: np.ndarray, tpad: int, exact: bool,
               period: int, tie: float, won: float,
@@ -340,7 +340,8 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
     under reach ``term_keep[row, parity, i]``) and, after an announcement, in ``told_keeps[row, t, i]``
     (two-dice class ``p_choosing[i]`` of `announced`); on the two layers past a row's top, where a reader may
     ask off the policy, the keeps `choose` takes on the values there; -1 above them. Row r reads `l0` and `term_*`
-    at r, `scores`, `caps` and the bank at ``index[r]`` (a pass over some rows of a level reads their banks
+    at r, `scores`, `caps`, the bank and `strike` at ``index[r]`` (`strike`: empty, or per row the value of a bust
+    on all D dice, NaN where it is L) (a pass over some rows of a level reads their banks
     where they are). The banks of a block are gathered a few layers at a time (`fill_banks`: what `code`,
     `crow`, `src_*`, `srow` and `passing` say) as the layers go down.
 
@@ -472,6 +473,12 @@ def turn_rows(blocks: np.ndarray, index: np.ndarray, table: np.ndarray, begin: n
                         taken(chosen, slot, start, choosing, lane, keeps[first + lane, t])
             for m in range(d):
                 weigh(ab, chosen, alike, ptr, cls, prob, bust, m, wide, rolls[m])
+                if m == d - 1 and len(strike):  # a bust on all D dice worth ``strike`` (history rules), not L
+                    for lane in range(wide):
+                        x = strike[index[first + lane]]
+                        if x == x:
+                            rolls[m, 0, lane] += bust[m] * x
+                            rolls[m, jb, lane] -= bust[m]
                 for lane in range(wide):
                     roll_v[m, lane] = rolls[m, 0, lane] + rolls[m, jb, lane] * lr[lane]
             if announced is not None and announcements and d >= 2:

@@ -28,6 +28,7 @@ class LevelTurns:
     outside: np.ndarray  # (P, k) the bust vector of rows whose scoreless turn leaves the level
     guess: np.ndarray  # (P, k) a starting estimate of the turn-start values
     term_bank: Pair | None = None  # (A, B) of banking past the cap per row (`TurnKernel.terminal`)
+    strike: np.ndarray | None = None  # (P,) the value of a bust on all D dice where it is not L (`history`), NaN: L
 
 
 

@@ -254,16 +254,19 @@ class TurnKernel:
     @overload
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable | StartBanks, l0: np.ndarray,
             keep_table: Literal[False] = False, term_bank: Pair | None = None, rows: np.ndarray | None = None,
-            moves: Decisions | None = None) -> tuple[np.ndarray, np.ndarray, None, None]: ...
+            moves: Decisions | None = None, strike: np.ndarray | None = None,
+            ) -> tuple[np.ndarray, np.ndarray, None, None]: ...
 
     @overload
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable | StartBanks, l0: np.ndarray,
             keep_table: Literal[True], term_bank: Pair | None = None, rows: np.ndarray | None = None,
-            moves: Decisions | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
+            moves: Decisions | None = None, strike: np.ndarray | None = None,
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]: ...
 
     def run(self, scores: np.ndarray, caps: np.ndarray, bank: BankTable | StartBanks, l0: np.ndarray,
             keep_table: bool = False, term_bank: Pair | None = None, rows: np.ndarray | None = None,
-            moves: Decisions | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+            moves: Decisions | None = None, strike: np.ndarray | None = None,
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
         """One backward pass for P rows; returns (A, B) of the turn start (0 points, D dice).
 
         Inside `distributed.use_cluster` a pass without `keep_table` over many
@@ -287,9 +290,10 @@ class TurnKernel:
         compiled pass (`compiled.turn_rows`) in blocks of `compiled.LANES`
         (fastest when sorted by cap, as the drivers give them), the blocks cut
         between threads when there is enough work (`THREAD_WORK`); each row's
-        arithmetic is the same either way.
+        arithmetic is the same either way. `strike` (two players, per row of `scores`): a bust on
+        all D dice worth this, not `l0`, where it is not NaN (the history rules, `history`).
         """
-        if not keep_table and CLUSTER and not getattr(ON_WORKER, "on", False):
+        if not keep_table and CLUSTER and not getattr(ON_WORKER, "on", False) and strike is None:
             done = CLUSTER[0](self, scores, caps, bank, l0, term_bank, rows)
             if done is not None:
                 return done[0], done[1], None, None
@@ -353,7 +357,10 @@ class TurnKernel:
                 terminal = self._terminal_args(ta, tb, l0)
         g, c = self.graph, self.graph.columns
         pr = self.prediction
-        args = (index, table, begin, _plain(scores, np.int64), caps, *banks, l0, term_a,
+        if strike is not None and seats:
+            raise ValueError("strike is the mover's value alone (two players)")
+        strikes = np.zeros(0) if strike is None else _plain(strike, float)
+        args = (index, table, begin, _plain(scores, np.int64), caps, *banks, l0, strikes, term_a,
                 term_b, term_move, taken, keeps, told_keeps, term_keep, self.graph.choosing,
                 np.zeros(0, dtype=np.int64) if pr is None else pr.choosing, tpad, self.exact, self.period,
                 TIE if seats else 0.0,  # "Ties"

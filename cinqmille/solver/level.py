@@ -199,7 +199,7 @@ def solve_level(kernel: TurnKernel, level: LevelTurns, tol: float) -> LevelSolut
                 return LevelSolution(value, residual, passes, chasing, tuple(settled))
         bust = bust_of(value, active)
         big_a, big_b[active], _, _ = kernel.run(a, caps, bank, bust[:, 0].copy(), term_bank=level.term_bank,
-                                                rows=active)
+                                                rows=active, strike=level.strike)
         passes += 1
         full_a[active] = every_seat(big_a.reshape(len(active), k)) - big_b[active, None] * last_seat
         here[active] = full_a[active, :k] + big_b[active, None] * bust
