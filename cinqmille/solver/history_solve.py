@@ -28,6 +28,7 @@ from ..errors import CinqmilleError
 from ..rules import Rules
 from .budget import Limits, TooLarge
 from .cycle import LevelTurns
+from .grid import ScoreGrid
 from .history import Sheets, extreme, gather, gather_movers, unsupported
 from .kernel import BankTable, TurnKernel
 from .level import find_rows, solve_level
@@ -119,8 +120,6 @@ def other_assumptions(rules: Rules) -> tuple[str, ...]:
 def estimate_history(rules: Rules) -> HistoryEstimate:
     """Rows, turn states of one sweep and peak bytes of a history solve of `rules` (counted, not allocated)."""
     sheets = Sheets.count(rules)
-    from .grid import ScoreGrid
-
     grid = ScoreGrid.of(rules)
     scores = grid.scores
     per = sheets  # sheets per score
@@ -196,7 +195,7 @@ def _ties(sheets: Sheets, y: np.ndarray, new: np.ndarray) -> np.ndarray:
 def _banks(sheets: Sheets, codes: np.ndarray, k: np.ndarray, x: np.ndarray, y: np.ndarray, tmax: int,
            w: np.ndarray) -> BankTable:
     """The bank values (A + B L) of rows (k, x, y) at turn totals 0..tmax, every hand (`history`'s ``Bank_k``)."""
-    from .compiled import BANK_BUST, BANK_WIN
+    from .compiled import BANK_BUST, BANK_WIN  # lazy: start-up time (compiled imports Numba)
 
     code = codes[sheets.a[x], : tmax + 1]  # (P, T, D)
     new = code.max(axis=2)  # the new score where a bank scores (the same for every hand that may bank)
