@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from cinqmille.cli import main
 from cinqmille.research.compare import CompareConfig, compare_ruleset
-from cinqmille.rules import rules_from_dict
+from cinqmille.rules import load_rules, rules_from_dict
 from cinqmille.solver import solve
 
 pytestmark = pytest.mark.usefixtures("session_cache")
@@ -222,4 +222,18 @@ def test_three_player_section_says_todays_method_and_flags_old_records() -> None
     text = markdown([_row("standard", 0.5258, 27.0, 0.6117)], CompareConfig(("standard",)), three=three)
     assert "leaves each chasing player indifferent" in text and "falls back to averaging only" in text
     assert "recorded by solver version old, before the chasing cycles were settled" in text
-    assert "bench_three_players.py seats standard" in text
+    assert "the page's command records today's solve" in text
+
+
+def test_the_page_lists_a_three_player_solve_beyond_its_limit_with_the_estimate() -> None:
+    """A preset whose three-player solve is beyond the page's limit is recorded unsolved with the budget's
+    estimate, and the page's row says the estimate and the limit."""
+    from cinqmille.research.page import three_player_section
+    from cinqmille.research.three import seat_record
+    from cinqmille.solver.budget import Limits, estimate
+
+    record = seat_record("standard", Limits(states=1000))
+    assert record["solved"] is False and record["budget_states"] == 1000
+    assert record["estimate_states"] == estimate(load_rules("standard"), "win", 3).states
+    text = "\n".join(three_player_section([_row("standard", 0.5258, 27.0, 0.6117)], {"seats": {"standard": record}}))
+    assert f"about {record['estimate_states']:,}" in text and "(limit 1,000)" in text and "not solved" in text

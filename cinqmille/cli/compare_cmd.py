@@ -67,8 +67,8 @@ def command(rules_text: str, games: int, referee_games: int | None, margin: floa
     if any(t % 50 for t in grid):
         raise CinqmilleError("--thresholds: every threshold must be a non-negative multiple of 50")
     if players != 2 and (plots_dir is not None or markdown_path is not None):
-        raise CinqmilleError("--plots and --markdown are the two-player page; its three-player figures come from "
-                             "benchmarks/bench_three_players.py")
+        raise CinqmilleError("--plots and --markdown are the two-player page (its three-player sections are "
+                             "computed with it); leave out --players")
     if plots_dir is not None:  # matplotlib missing, a figure's target in the way: one line before the work
         from ..research.plots import check_plot_target, figure_paths  # lazy: start-up time (not for --help)
 
@@ -92,7 +92,13 @@ def command(rules_text: str, games: int, referee_games: int | None, margin: floa
     three: dict[str, Any] = {}
     where = plots_dir if plots_dir is not None else markdown_path.parent / "figures" if markdown_path is not None \
         else None
-    if where is not None:
+    if markdown_path is not None:  # the page's three-player sections, computed now and kept beside the figures
+        from ..research.page import write_record  # lazy: start-up time (not for --help)
+        from ..research.rebuild import three_players  # lazy: start-up time (not for --help)
+
+        three = three_players(rules_list, jobs)
+        write_record(where, three)
+    elif where is not None:
         from ..research.page import read_record  # lazy: start-up time (not for --help)
 
         three = read_record(where)

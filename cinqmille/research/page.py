@@ -1,11 +1,11 @@
 """The results page `docs/variants.md`: findings in sentences, the comparison tables and the figures.
 
-Every number on the page, those in the sentences included, is computed from
-the comparison (`compare.compare`) or read from the three-player record
-(`docs/figures/three-players.json`, written by
-`benchmarks/bench_three_players.py`, which solves each preset for three players,
-plays three optimal players against the solve and measures the cost of the
-reduction at four and six players); nothing is typed in by hand.
+Every number on the page, those in the sentences included, is computed by the
+page's one command (`COMMAND`): from the comparison (`compare.compare`), the
+three-player figures (`rebuild.three_players`: each preset solved for three
+players, three optimal players against the solve, the reduced player at six
+players in play; kept beside the figures in `docs/figures/three-players.json`)
+and the other sections (`rebuild.extra_sections`); nothing is typed in by hand.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ import datetime
 
 COMMAND = "cinqmille compare --markdown docs/variants.md --plots docs/figures --jobs 2"
 RECORD = "three-players.json"
-BENCH = "benchmarks/bench_three_players.py"
 
 
 def read_record(directory: Path | None) -> dict[str, Any]:
@@ -38,6 +37,19 @@ def read_record(directory: Path | None) -> dict[str, Any]:
         return {}
     path = Path(directory) / RECORD
     return json.loads(path.read_text()) if path.exists() else {}
+
+
+def write_record(directory: Path | None, record: dict[str, Any]) -> None:
+    """Keep the three-player figures in `directory` (atomically; nothing when there is no directory)."""
+    if directory is None:
+        return
+    Path(directory).mkdir(parents=True, exist_ok=True)
+    text = json.dumps(record, indent=1, sort_keys=True) + "\n"
+
+    def write(tmp: Path) -> None:
+        tmp.write_text(text)
+
+    atomic_write(Path(directory) / RECORD, write)
 
 
 def _pct(x: float, digits: int = 2) -> str:
@@ -165,10 +177,12 @@ def three_player_section(rows: Sequence[RulesetComparison], three: dict[str, Any
     by = {r.rules: r for r in rows}
     if seats:
         out += ["## Three players", "",
-                f"Solved with `solve(rules, players=3)` (`cinqmille solve --players 3`), one preset at a time, by "
-                f"`python {BENCH} seats`; the time is the solve's own, on the project's shared two-core machine "
-                "(with the load average when the figure was recorded). A preset whose solve is beyond the default "
-                "budget (`cinqmille.solver.budget`) is listed with the estimate. *not exact*: the solve states an "
+                "Solved with `solve(rules, players=3)` (`cinqmille solve --players 3`), one preset at a time, by "
+                "this page's command (`research/three.py`, `seat_record`); the time is the solve's own (or the "
+                "cached solve's when it was read from the cache), on the project's shared two-core machine "
+                "(with the load average when the figure was recorded). A preset whose solve is beyond the page's "
+                "limit (`three.PAGE_LIMITS`, 250 million turn states and the default memory) is listed with the "
+                "budget's estimate (`cinqmille solve --players 3 --rules NAME` solves it). *not exact*: the solve states an "
                 "assumption (below): rules outside the three-player model, solved as if off, or bust cycles of "
                 "scores on which the players' bank-or-roll choices chase each other and no stationary pure "
                 "policy exists. Today's solver settles each such cycle exactly by the mixed choice that leaves "
@@ -183,11 +197,12 @@ def three_player_section(rows: Sequence[RulesetComparison], three: dict[str, Any
             rec = seats.get(name)
             two = f"{_pct(by[name].solved_first_player_win)}" if name in by else ""
             if rec is None:
-                cells.append([name, two, "not measured", "", "", "", "", f"(`python {BENCH} seats {name}`)"])
+                cells.append([name, two, "not measured", "", "", "", "", ""])
                 continue
             if not rec.get("solved"):
                 cells.append([name, two, "not solved", "", "", "",
-                              "", f"about {rec['estimate_states']:,} (limit {rec['budget_states']:,})"])
+                              "", f"about {rec['estimate_states']:,}, {rec['estimate_gib']:g} GiB (limit "
+                                  f"{rec['budget_states']:,})"])
                 continue
             mark = "" if rec["exact"] else " (not exact)"
             w = rec["win"]
@@ -207,13 +222,13 @@ def three_player_section(rows: Sequence[RulesetComparison], three: dict[str, Any
             old = rec.get("solver_version") != current and any("averaged" in a for a in assumptions)
             out += ["", f"`{name}` (not exact) assumes" + (
                 f" (recorded by solver version {rec.get('solver_version')}, before the chasing cycles were "
-                f"settled; `python {BENCH} seats {name}` records today's solve)" if old else "") + ":"]
+                f"settled; the page's command records today's solve)" if old else "") + ":"]
             out += [f"- {a}" for a in assumptions]
         out.append("")
     for rec in three.get("check", {}).values():
         out += ["### Three optimal players, simulated", "",
                 f"{rec['games']:,} games of `{rec['rules']}` ({rec['engine']} engine, seed {rec['seed']}, "
-                f"{rec['simulate_seconds']:,.0f} s to play, {rec['table_seconds']:,.0f} s to build the policy table; "
+                f"{rec['simulate_seconds']:,.0f} s to play, the policy table built included; "
                 f"{rec['date']}, load average {rec['load_average']}); {PLUS_MINUS}; *SE* is the binomial standard "
                 "error and *z* = (simulated − solved) / SE.", ""]
         cells = [["seat", "simulated", "95% interval", "SE", "solved", "z"]]
@@ -224,13 +239,15 @@ def three_player_section(rows: Sequence[RulesetComparison], three: dict[str, Any
                                     f"(median {rec['median_turns']:.0f}).", ""]
     red = three.get("reduction", {})
     if red:
-        out += ["### Four and six players: the cost of the reduction", "",
-                "With four to eight players the optimal player plays the three-player table against the two "
-                "opponents who threaten most (the highest scores, on a tie the one who plays sooner; "
-                "`n_player.leading`), as `advise --opp` does. No exact table exists to measure it against, so it "
-                "is measured in play: the reduced optimal player in each seat against copies of the best fixed "
-                "threshold (the `threshold:T` that does best against it on a smaller scan, then played with a "
-                "fresh seed), and every seat played by reduced optimal players. " + PLUS_MINUS + ".", ""]
+        out += ["### Six players: the reduced player in play", "",
+                "Beyond the largest exact table the optimal player reads the largest exact table that fits "
+                "against the opponents who threaten most (the highest scores, on a tie the one who plays sooner; "
+                "`n_player.threatening`), as `advise --opp` does. At four players its cost is measured exactly "
+                "(\"The cost of the reduction, measured exactly\", below); at six no exact game exists to measure "
+                "it against, so it is estimated in play: the reduced optimal player in each seat against copies "
+                "of the best fixed threshold (the `threshold:T` that does best against it on a smaller scan, then "
+                "played with a fresh seed), and every seat played by reduced optimal players. " + PLUS_MINUS
+                + ".", ""]
         for n, rec in sorted(red.items(), key=lambda kv: int(kv[0])):
             cells = [["seat", f"optimal vs {int(n) - 1} × {rec['heuristic']}", "all seats optimal"]]
             for i in range(int(n)):
@@ -392,9 +409,8 @@ def markdown(rows: Sequence[RulesetComparison], config: CompareConfig, figures: 
         "# The variants of 5000 compared",
         "",
         f"Regenerate this page (and its figures), every section of it, with `{COMMAND}`; it is",
-        "written by `cinqmille.research.page` and `cinqmille.research.rebuild` and should not be edited by hand.",
-        f"The three-player figures are read from `docs/figures/{RECORD}`, written by",
-        f"`python {BENCH} seats|check|reduction`.",
+        "written by `cinqmille.research.page` and `cinqmille.research.rebuild` and should not be edited by hand",
+        f"(the three-player figures are kept beside the figures, in `docs/figures/{RECORD}`).",
         "",
         "## Findings",
         "",

@@ -1,8 +1,10 @@
 """The sections of docs/variants.md beyond the comparison's tables, computed by the page's one command.
 
 `cinqmille compare --markdown docs/variants.md --plots docs/figures --jobs 2`
-writes every section (`extra_sections`, placed before the figures by
-`page.markdown`):
+writes every section: the three-player ones from `three_players` (each preset
+solved for three players, three optimal players played against the solve, the
+reduced player at six players in play; `research/three.py`), and the others
+from `extra_sections`, placed before the figures by `page.markdown`:
 
 - the strategy card of the first compared ruleset (`card.card_report`, the
   search of `cinqmille card`), `page.card_section`;
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from ..rules import PRESET_NAMES, Rules
 from ..work import working
@@ -31,6 +34,28 @@ from .card import card_report
 from . import exactness
 from .page import card_section, players_section
 from .players import players_rows
+from .three import CROWD, check_record, crowd_record, seat_record
+
+
+def three_players(rulesets: Sequence[Rules], jobs: int = 1) -> dict[str, Any]:
+    """The page's three-player figures (`page.three_player_section`): every preset solved for three players (the
+    larger ones listed with their estimate), and, when `standard` is compared, three optimal players played
+    against its solve and the reduced player at a table of `three.CROWD`."""
+    names = [r.name for r in rulesets if r.name in PRESET_NAMES]
+    out: dict[str, Any] = {"seats": {}}
+    with working("Solving the presets for three players") as update:
+        for i, name in enumerate(names):
+            update(i / len(names))
+            out["seats"][name] = seat_record(name)
+        update(1.0)
+    if "standard" in names:
+        with working("Three optimal players against the solve; the reduced player at six") as update:
+            update(0.0)
+            out["check"] = {"standard": check_record("standard", jobs=jobs)}
+            update(0.5)
+            out["reduction"] = {str(CROWD): crowd_record(CROWD, jobs=jobs)}
+            update(1.0)
+    return out
 
 
 def extra_sections(rulesets: Sequence[Rules]) -> list[str]:
