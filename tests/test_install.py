@@ -284,3 +284,17 @@ def test_an_os_error_without_a_number_says_what_failed(monkeypatch: pytest.Monke
     assert done.exit_code == 2 and done.output.count("\n") == 1
     assert done.output.startswith("Error: ") and "Could not find/load shared object file 'libllvmlite.so'" in done.output
     assert address_space.worded(RuntimeError("something else")) is None
+
+
+def test_a_kernel_cache_file_holding_another_signatures_code_is_a_miss(tmp_path: Path) -> None:
+    """Two processes compiling two signatures at once once wrote one numbered data file (Numba numbers them by
+    the index's length, read before either wrote), so that one signature's code was read for the other and
+    crashed: each signature now has its own file, and a file holding another signature's code is a miss."""
+    first, second = kernel_cache._File(str(tmp_path), "f", "stamp"), kernel_cache._File(str(tmp_path), "f", "stamp")
+    assert first.data_name(("sig", 1)) != first.data_name(("sig", 2))
+    first.save(("sig", 1), "code of 1")
+    second.save(("sig", 2), "code of 2")  # the other process: its own file
+    assert first.load(("sig", 1)) == "code of 1" and second.load(("sig", 2)) == "code of 2"
+    # the old race, written by hand: the file listed for signature 1 holds signature 2's code
+    kernel_cache.write_payload(str(tmp_path / first.data_name(("sig", 1))), first._dump((("sig", 2), "code of 2")))
+    assert first.load(("sig", 1)) is None and first.load(("sig", 2)) == "code of 2"

@@ -192,6 +192,29 @@ class _File(caching.IndexDataCacheFile):  # type: ignore[misc]
     def _save_data(self, name: str, data: Any) -> None:
         write_payload(self._data_path(name), self._dump(data))
 
+    def data_name(self, key: Any) -> str:
+        """The data file of the signature `key`: named by its hash, so that two processes compiling two
+        signatures at once never write one file (Numba numbers its files by the index's length, read before
+        either writes: one signature's code could then be read for the other, and crash)."""
+        base = self._index_name[: -len(".nbi")]
+        return f"{base}.{hashlib.sha256(pickle.dumps(key)).hexdigest()[:16]}.nbc"
+
+    def save(self, key: Any, data: Any) -> None:
+        """Write the code of `key` with `key` itself (checked on load), then list it in the index."""
+        name = self.data_name(key)
+        self._save_data(name, (key, data))
+        overloads = self._load_index()
+        overloads[key] = name
+        self._save_index(overloads)
+
+    def load(self, key: Any) -> Any:
+        """The code of `key`, or None: not listed, unreadable, or a file that holds another signature's code."""
+        name = self._load_index().get(key)
+        stored = None if name is None else self._load_data(name)
+        if not (isinstance(stored, tuple) and len(stored) == 2 and stored[0] == key):
+            return None
+        return stored[1]
+
 
 class KernelCache(caching.FunctionCache):  # type: ignore[misc]
     """The on-disk cache of one compiled function (`enable`): any failure to read is a miss (the function is
