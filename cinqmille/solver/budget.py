@@ -47,7 +47,7 @@ _WORK_ARRAYS = 8
 #: NumPy, Numba and its compiled kernel). Fitted to measured peaks (resident set, `/usr/bin/time -v`, 2026-12-02,
 #: this 2-core machine; docs/solver.md "Four players"): the estimate is at or above each.
 _ROW_WORDS = 80
-_PROCESS = 256 * 2**20
+PROCESS_BYTES = 256 * 2**20  # the process itself (Python, NumPy, Numba and its compiled kernel)
 
 
 class TooLarge(CinqmilleError):
@@ -110,7 +110,7 @@ def estimate(rules: Rules, objective: str = "win", players: int = 2) -> Estimate
         if rules.last_round or rules.take_over:
             return _rounds_estimate(rules, players, grid, caps, int(per_sum.max()))
         level = int(per_sum.max()) * players * 8 * _ROW_WORDS
-        return Estimate(states, tables + heads + level + _PROCESS)
+        return Estimate(states, tables + heads + level + PROCESS_BYTES)
     seats = table_kinds(rules)
     ext = SPAN // 2 if rules.last_round and rules.end == "reach" else 0
     s = len(grid.scores)
@@ -151,7 +151,7 @@ def _rounds_estimate(rules: Rules, players: int, grid: ScoreGrid, caps: np.ndarr
     # rows' full tables are kept a chunk at a time (`rounds.CHUNK` rows of the kernel's padded layers)
     level = kinds * widest * (int(caps.max()) + ext + 3) * d * players * 8
     shifted = 1024 * (int(caps.max()) + ext + _PAD) * d * players * 8 if rules.take_over else 0
-    return Estimate(states, memory + _LEVEL_ARRAYS * level + 2 * shifted + _PROCESS)
+    return Estimate(states, memory + _LEVEL_ARRAYS * level + 2 * shifted + PROCESS_BYTES)
 
 
 def check_budget(rules: Rules, objective: str = "win", limits: Limits | None = None, players: int = 2) -> Estimate:

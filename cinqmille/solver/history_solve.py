@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import CinqmilleError
 from ..rules import Rules
-from .budget import Limits, TooLarge
+from .budget import PROCESS_BYTES, Limits, TooLarge
 from .cycle import LevelTurns
 from .grid import ScoreGrid
 from .history import Sheets, extreme, gather, gather_movers, unsupported
@@ -41,7 +41,6 @@ MAX_SWEEPS = 400
 HISTORY_STATES = 200_000_000
 #: Floats per turn state of a level held at once (bank values A and B, the kernel's copies).
 _LEVEL_FLOATS = 6
-_PROCESS = 256 * 2**20
 
 
 class HistoryUnsupported(CinqmilleError):
@@ -136,7 +135,7 @@ def estimate_history(rules: Rules) -> HistoryEstimate:
             by_sum[int(a + b)] = (r + n, s + n * int(caps[ia]) * d)
     total = int(sum(per))
     widest = max(s for _, s in by_sum.values())
-    return HistoryEstimate(total, rows, states, 2 * total * total * 8 * 4 + _LEVEL_FLOATS * 8 * widest + _PROCESS)
+    return HistoryEstimate(total, rows, states, 2 * total * total * 8 * 4 + _LEVEL_FLOATS * 8 * widest + PROCESS_BYTES)
 
 
 def check_history(rules: Rules, limits: Limits | None = None) -> HistoryEstimate:
