@@ -234,3 +234,31 @@ def test_a_kink_at_the_end_of_the_searched_range_is_found() -> None:
     assert record.kinks == 3 and record.solutions == 1 and ((record.q > 0) & (record.q < 1)).all()
     assert record.residual <= 1e-12 and solved.residual <= 1e-12
     assert np.abs(solved.values - data["values"]).max() > 1e-7  # the averaged values were that far off
+
+
+def test_a_stationary_pure_policy_the_iteration_jumps_over_is_the_settlement() -> None:
+    """`house`, three players, the cycle 2700/4400/3100 (its level's three rows, banks and guess stored in
+    tests/data/pure_stationary_cycle.npz): the Newton steps chase, yet no row's value has a kink in the chase's
+    range, because every row's pure policy is already a best reply to the others'; that pure policy is the
+    settlement (no player mixes, residual below 1e-12), not the averaging, and the note says so."""
+    from pathlib import Path
+
+    from cinqmille.rules import load_rules
+    from cinqmille.solver.n_player import Chasing
+
+    data = np.load(Path(__file__).parent / "data" / "pure_stationary_cycle.npz", allow_pickle=False)
+    rules = load_rules("house")
+    turns = LevelTurns(data["rows"], data["caps"], BankTable(data["bank_a"], data["bank_b"]), data["succ"],
+                       np.zeros((len(data["rows"]), 2)), data["guess"].copy())
+    solved = solve_level(TurnKernel(rules), turns, 1e-12)
+    assert [s.rule for s in solved.settled] == ["mixed"], [s.why for s in solved.settled]
+    record = solved.settled[0]
+    assert not len(record.mixing) and record.kinks == 0 and record.residual <= 1e-12
+    # independently: each mover's best reply at his settled bust value gives back every seat's settled value
+    bust = pass_dice(solved.values[data["succ"]])
+    a, b, _, _ = TurnKernel(rules).run(turns.a, turns.caps, turns.bank, bust[:, 0].copy())
+    assert np.abs(a.reshape(len(bust), -1) + b[:, None] * bust - solved.values).max() <= 1e-12
+    scores = np.array([[54, 88, 62], [62, 54, 88], [88, 62, 54]])
+    note = chase_note(Chasing(scores, ((scores, record),)), solved.residual)[0]
+    assert "1 cycle is settled by a stationary pure policy" in note and "2700/4400/3100" in note
+    assert "averaged" not in note and ": ;" not in note

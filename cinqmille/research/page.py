@@ -184,9 +184,10 @@ def three_player_section(rows: Sequence[RulesetComparison], three: dict[str, Any
                 "limit (`three.PAGE_LIMITS`, 250 million turn states and the default memory) is listed with the "
                 "budget's estimate (`cinqmille solve --players 3 --rules NAME` solves it). *not exact*: the solve states an "
                 "assumption (below): rules outside the three-player model, solved as if off, or bust cycles of "
-                "scores on which the players' bank-or-roll choices chase each other and no stationary pure "
-                "policy exists. Today's solver settles each such cycle exactly by the mixed choice that leaves "
-                "each chasing player indifferent (his bank probability at the pivot, mixed-policy Bellman "
+                "scores on which the players' bank-or-roll choices chase each other as the values are iterated. "
+                "Today's solver settles each such cycle exactly: by a stationary pure policy where the iteration "
+                "jumped over one, else by the mixed choice that leaves each chasing player indifferent (his bank "
+                "probability at the pivot, mixed-policy Bellman "
                 "residual at most 1e-12 for every seat; docs/solver.md, \"Cycles that chase\"), and falls back to "
                 "averaging only where no settlement exists, which the solve says (`n_player.chase_note`).", ""]
         cells = [["ruleset", "2 players: first", "3 players: first", "second", "third", "first seat − 1/3",

@@ -250,14 +250,16 @@ def chase_note(chasing: "Chasing | np.ndarray", residual: float) -> tuple[str, .
     more = f" and {len(names) - 5} more" if len(names) > 5 else ""
     n = rows.shape[1]
     head = (f"{n} players: on {len(names)} bust cycle{'s' if len(names) > 1 else ''} of scores "
-            f"({', '.join(names[:5])}{more}) the players' bank-or-roll choices chase each other and no stationary "
-            f"pure policy exists")
-    mixed = [(r, s) for r, s in found.cycles if s.rule == "mixed"]
+            f"({', '.join(names[:5])}{more}) the players' bank-or-roll choices chase each other as the values are "
+            f"iterated")
+    settled = [(r, s) for r, s in found.cycles if s.rule == "mixed"]
+    mixed = [(r, s) for r, s in settled if len(s.mixing)]
+    pure = [r for r, s in settled if not len(s.mixing)]  # a stationary pure policy the iteration did not reach
     averaged = [(r, s) for r, s in found.cycles if s.rule != "mixed"]
     if not found.cycles:  # no record of how (an older caller): the averaging
         averaged = [(rows, Settled(rows[:0], "averaged", rows[:0], np.zeros(0), (), float("nan"), float("nan"), 0))]
     parts = [head]
-    if mixed:
+    if settled:
         where = []
         for score_rows, s in mixed[:5]:
             local = {int(i): j for j, i in enumerate(s.rows)}
@@ -267,21 +269,28 @@ def chase_note(chasing: "Chasing | np.ndarray", residual: float) -> tuple[str, .
                     "differ in more than a bank)"
                 where.append(f"the mover at {scores} banks with probability {q:.6f} at {at}")
         extra = f"; and {len(mixed) - 5} more cycles" if len(mixed) > 5 else ""
-        several = [s.solutions for _, s in mixed if s.solutions > 1]
+        several = [s.solutions for _, s in settled if s.solutions > 1]
         choice = (f"; {len(several)} cycle{'s' if len(several) > 1 else ''} had several such settlements (up to "
                   f"{max(several)}): the one with the fewest mixing players, then the smallest bank probabilities, is "
                   f"taken") if several else ""
-        gap = max(s.pure_gap for _, s in mixed)
-        res = max(s.residual for _, s in mixed)
-        parts.append(f"{len(mixed)} cycle{'s are' if len(mixed) > 1 else ' is'} settled by the mixed choice that "
-                     f"leaves each chasing player indifferent: {'; '.join(where)}{extra}{choice}; mixed-policy Bellman "
-                     f"{residual_words(res)} for every seat. The policy tables play the pure decision with the tie rule "
-                     f"(bank) there: the mover's chance is the same, the other seats' differ from the settled values "
-                     f"by at most {gap:.1e}")
+        gap = max(s.pure_gap for _, s in settled)
+        res = max(s.residual for _, s in settled)
+        how = []
+        if mixed:
+            how.append(f"{len(mixed)} cycle{'s are' if len(mixed) > 1 else ' is'} settled by the mixed choice that "
+                       f"leaves each chasing player indifferent: {'; '.join(where)}{extra}")
+        if pure:
+            pure_names = sorted(_name(r) for r in pure)
+            how.append(f"{len(pure)} cycle{'s are' if len(pure) > 1 else ' is'} settled by a stationary pure policy "
+                       f"that the iteration did not reach, where no player mixes ("
+                       f"{', '.join(pure_names[:5])}{' and more' if len(pure_names) > 5 else ''})")
+        parts.append(f"{'; '.join(how)}{choice}; mixed-policy Bellman {residual_words(res)} for every seat. The "
+                     f"policy tables play the pure decision with the tie rule (bank) there: the mover's chance is "
+                     f"the same, the other seats' differ from the settled values by at most {gap:.1e}")
     if averaged:
         names_avg = sorted({_name(r) for r, _ in averaged})
         why = sorted({s.why for _, s in averaged if s.why})
-        parts.append(f"{'cycle ' + ', '.join(names_avg[:5]) + (' and more' if len(names_avg) > 5 else '') if mixed else 'they'}"
+        parts.append(f"{'cycle ' + ', '.join(names_avg[:5]) + (' and more' if len(names_avg) > 5 else '') if settled else 'they'}"
                      f" could not be settled by a mixed choice{' (' + '; '.join(why) + ')' if why else ''}: "
                      f"there the values are averaged over the iterations (step 1/k, a mixed choice), Bellman "
                      f"{residual_words(residual)}")

@@ -42,7 +42,9 @@ range of each row's ``L`` over `WINDOW_STEPS` of them (from the values the
 level solver hands over) holds the kinks that the chase crosses, found
 exactly by intersecting pieces (`_kinks`). A row with no kink in its range is
 pure; a row with one is a candidate, which may end up mixing, or pure on
-either side; every one of the ``3^c`` assignments of the ``c`` candidates is
+either side (with no candidate at all, the one assignment is every row's pure
+piece: a stationary pure policy the iteration jumped over, kept when the
+conditions hold); every one of the ``3^c`` assignments of the ``c`` candidates is
 solved (``brentq`` for one unknown, `scipy.optimize.root` then Newton for more,
 to 1e-12 and below) and kept when the conditions above hold and the
 mixed-policy Bellman residual of every seat is at most `TOL`. Several
@@ -231,9 +233,7 @@ def settle_cycle(kernel: TurnKernel, level: LevelTurns, rows: np.ndarray, value:
             return averaged("the chase crosses kinks of one row's value that the search does not resolve")
         if found:
             kinks[i] = found
-    candidates = sorted(kinks)
-    if not candidates:
-        return averaged("no row's choice flips within the chase")
+    candidates = sorted(kinks)  # none: the one choice to try is every row's pure piece (a stationary pure policy)
     # a row whose value has kinks k_0 < k_1 < ... in the chase's range: its pure pieces (below k_0, between two
     # kinks, above the last) and a mixed choice at each kink
     options = {i: [("pure", p) for p in range(len(kinks[i]) + 1)] + [("mix", k) for k in range(len(kinks[i]))]
@@ -292,14 +292,16 @@ def settle_cycle(kernel: TurnKernel, level: LevelTurns, rows: np.ndarray, value:
                 at = [kinks[i][how[1]] for i, how in zip(candidates, choice) if how[0] == "mix"]
                 solutions.append((len(mix), tuple(q.tolist()), mix, q, vals, residual, best_a, best_b, bust, at))
     if not solutions:
-        return averaged("no mixed choice leaves the chasing players indifferent within the chase's range")
+        return averaged("no mixed choice leaves the chasing players indifferent within the chase's range"
+                        if candidates else "no row's choice flips within the chase, and its pure policy is not "
+                        "stationary")
     solutions.sort(key=lambda s: (s[0], s[1]))
     _, _, mix, q, vals, residual, best_a, best_b, bust, at = solutions[0]
     distinct = len({np.round(s[4], 10).tobytes() for s in solutions})
     pure_gap = float(np.abs(best_a + best_b[:, None] * bust - vals).max())
     return Settled(rows, "mixed", rows[np.array(mix, dtype=np.int64)], np.asarray(q, dtype=float),
                    tuple(_pivots(cycle, i, kink) for i, kink in zip(mix, at)), residual, pure_gap, distinct,
-                   kinks=max(len(k) for k in kinks.values())), vals
+                   kinks=max((len(k) for k in kinks.values()), default=0)), vals
 
 
 def _pivots(cycle: _Cycle, i: int, kink: Kink) -> tuple[tuple[int, int], ...]:
